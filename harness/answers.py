@@ -1,0 +1,127 @@
+"""Model answers: one JSONL file per model, cleaned up as DS-1000's grader does.
+
+A line holds the problem it answers (``problem_id`` or ``metadata.problem_id``, the
+full id ``ds1000/12`` or the set's own ``12``) and ``code``: a string, or a list whose
+first element is the answer (the shape of DS-1000's published gpt-* answers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import ProblemError
+from harness.problems import MODEL_PREFIX, Problem, Solution
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+    from pathlib import Path
+
+_SUFFIXES = ("-answers", "_answers", ".answers")
+
+
+def postprocess(code: str | list[Any]) -> str:
+    """DS-1000's clean-up of a raw completion, step for step.
+
+    Take the first element of a list; cut at ``</code>``; remove every opening
+    Python fence; cut at the next fence; cut at ``END SOLUTION``; drop ``<code>``.
+    """
+    text = code[0] if isinstance(code, list) else code
+    text = str(text).split("</code>")[0]
+    text = text.replace("```python", "")
+    text = text.split("```")[0]
+    text = text.split("\nEND SOLUTION")[0]
+    return text.replace("<code>", "")
+
+
+def model_name(path: Path) -> str:
+    """``gpt-4-0613-answers.jsonl`` → ``gpt-4-0613``."""
+    name = path.name
+    for suffix in (".gz", ".jsonl", ".json"):
+        name = name.removesuffix(suffix)
+    for suffix in _SUFFIXES:
+        name = name.removesuffix(suffix)
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", name) or "model"
+
+
+def _problem_key(row: dict[str, Any]) -> str | None:
+    for container in (row, row.get("metadata")):
+        if isinstance(container, dict):
+            for key in ("problem_id", "task_id"):
+                if key in container and container[key] is not None:
+                    return str(container[key])
+    return None
+
+
+def load_answers(
+    path: Path,
+    problems: Sequence[Problem],
+    selected: Collection[str] | None = None,
+    model: str | None = None,
+) -> list[Solution]:
+    """Solutions from one answers file, matched to ``problems``.
+
+    Answers to problems outside ``selected`` (ids chosen by ``--limit``, ``--library``)
+    are dropped; an answer naming none of ``problems`` is an error.
+    """
+    shown = str(path)
+    name = model or model_name(path)
+    by_id = {p.id: p for p in problems}
+    by_native: dict[str, list[Problem]] = {}
+    for p in problems:
+        by_native.setdefault(p.native_id, []).append(p)
+    solutions: list[Solution] = []
+    seen: dict[str, int] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProblemError(shown, None, "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProblemError(shown, None, f"cannot read: {exc}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise ProblemError(shown, where, f"invalid JSON: {exc}", line=number) from None
+        if not isinstance(row, dict):
+            raise ProblemError(shown, where, "expected a JSON object", line=number)
+        key = _problem_key(row)
+        if key is None:
+            raise ProblemError(shown, where, "no problem_id (or metadata.problem_id)", line=number)
+        code = row.get("code")
+        if not isinstance(code, str) and not (
+            isinstance(code, list) and code and isinstance(code[0], str)
+        ):
+            raise ProblemError(
+                shown, where, "code must be a string or a list of strings", line=number
+            )
+        if key in by_id:
+            problem = by_id[key]
+        elif len(by_native.get(key, [])) == 1:
+            problem = by_native[key][0]
+        elif key in by_native:
+            sets = ", ".join(p.set_name for p in by_native[key])
+            raise ProblemError(
+                shown,
+                where,
+                f"problem_id {key!r} is ambiguous (in {sets}): use the full id",
+                line=number,
+            )
+        else:
+            raise ProblemError(shown, where, f"no problem {key!r} in the problem sets", line=number)
+        if selected is not None and problem.id not in selected:
+            continue
+        if problem.id in seen:
+            raise ProblemError(
+                shown,
+                where,
+                f"second answer to {problem.id} (first on line {seen[problem.id]})",
+                line=number,
+            )
+        seen[problem.id] = number
+        solutions.append(Solution(problem.id, MODEL_PREFIX + name, postprocess(code)))
+    return solutions

@@ -1,0 +1,312 @@
+"""One environment per combo, built with uv and reused while its lock is unchanged.
+
+Building a combo: find its interpreter → resolve its requirements to a lock file
+(``uv pip compile``) → create and sync the env (``uv pip sync --compile-bytecode``)
+→ probe it. Envs live under ``<env-root>/<lock hash>/``, so two combos (or a bisection
+step and a combo) that resolve to the same packages share one env, and a changed
+combo gets a new one. uv's single cache hard-links files into every env.
+
+A combo that cannot be built is not an exception: :func:`EnvBuilder.build` returns an
+:class:`EnvInfo` with ``ok=False`` and the resolver's or installer's own message,
+and the run records ``env_error`` for that combo while the others go on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness import interpreters
+from harness.libraries import BY_KEY, LIBRARIES
+from harness.spec import Combo, VersionKind
+from harness.versions import Index, IndexUnavailableError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+ENVSIDE = Path(__file__).with_name("envside.py")
+READY_MARKER = ".harness-ready"
+# Never compile these from source: a sdist of numpy or torch on a CI runner means
+# an hour of compiling or a failure; a missing wheel should be a clear env_error.
+_BINARY_ONLY = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "matplotlib",
+    "torch",
+    "tensorflow",
+    "tensorflow-cpu",
+)
+_LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
+
+
+def uv_binary() -> str:
+    try:
+        from uv import find_uv_bin  # noqa: PLC0415 - optional: fall back to PATH
+    except ImportError:
+        found = shutil.which("uv")
+        if not found:
+            raise FileNotFoundError("uv not found: pip install uv") from None
+        return found
+    return find_uv_bin()
+
+
+@dataclass(frozen=True)
+class EnvInfo:
+    combo: str
+    ok: bool
+    stage: str = ""  # where a failure happened: interpreter, resolve, sync, probe
+    error: str = ""
+    python: str = ""  # full interpreter version, e.g. "3.10.13"
+    path: str = ""  # the env's directory
+    lock_hash: str = ""
+    requirements: tuple[str, ...] = ()
+    versions: Mapping[str, str] = field(default_factory=dict)  # every locked distribution
+    reused: bool = False
+    build_s: float = 0.0
+    imports: Mapping[str, Any] = field(default_factory=dict)  # probe: per-module import report
+
+    @property
+    def python_exe(self) -> Path:
+        return Path(self.path) / "bin" / "python"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["requirements"] = list(self.requirements)
+        data["versions"] = dict(self.versions)
+        data["imports"] = dict(self.imports)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EnvInfo:
+        values = dict(data)
+        values["requirements"] = tuple(values.get("requirements", ()))
+        return cls(**values)
+
+    def library_versions(self) -> dict[str, str]:
+        """Versions of the seven libraries (by canonical key) in this env."""
+        out = {}
+        for lib in LIBRARIES:
+            names = [lib.package, lib.key]
+            if lib.key == "tensorflow":
+                names.append("tensorflow-cpu")
+            found = next((self.versions[n] for n in names if n in self.versions), None)
+            if found:
+                out[lib.key] = found
+        return out
+
+
+class _BuildError(Exception):
+    def __init__(self, stage: str, message: str) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.message = message
+
+
+def parse_lock(text: str) -> dict[str, str]:
+    """``name==version`` pins of a lock file, by normalized name."""
+    pins = {}
+    for line in text.splitlines():
+        match = _LOCK_LINE.match(line.strip())
+        if match:
+            pins[re.sub(r"[-_.]+", "-", match.group(1)).lower()] = match.group(2)
+    return pins
+
+
+def lock_hash(lock_text: str, python_version: str) -> str:
+    """Identity of an env: its pins, its interpreter and the platform; not the comments."""
+    pins = sorted(f"{k}=={v}" for k, v in parse_lock(lock_text).items())
+    material = "\n".join([python_version, platform.machine(), platform.system(), *pins])
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+class EnvBuilder:
+    def __init__(
+        self,
+        root: Path,
+        index: Index | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.root = root
+        self.index = index or Index()
+        self.log = log or (lambda _msg: None)
+        self.uv = uv_binary()
+
+    def _uv(self, *args: str, timeout: float = 3600) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+        env.pop("VIRTUAL_ENV", None)
+        return subprocess.run(
+            [self.uv, *args], capture_output=True, text=True, env=env, timeout=timeout, check=False
+        )
+
+    def requirements(self, combo: Combo, python: str) -> list[str]:
+        reqs = []
+        for lib in combo.libraries:
+            if lib.kind is VersionKind.OLDEST:
+                try:
+                    version = self.index.oldest(lib.package, python, combo.as_of)
+                except (IndexUnavailableError, LookupError) as exc:
+                    raise _BuildError("resolve", f"{lib.library} = 'oldest': {exc}") from None
+                reqs.append(f"{lib.package}=={version}")
+            else:
+                reqs.append(lib.requirement())
+        reqs.extend(combo.extras)
+        return reqs
+
+    def resolve(self, combo: Combo, interpreter: Path, requirements: list[str]) -> str:
+        """The lock file text for ``requirements`` on ``interpreter``."""
+        work = self.root / "locks"
+        work.mkdir(parents=True, exist_ok=True)
+        source = work / f"{combo.id}.in"
+        target = work / f"{combo.id}.txt"
+        source.write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        args = [
+            "pip",
+            "compile",
+            str(source),
+            "-o",
+            str(target),
+            "--python",
+            str(interpreter),
+            "--no-header",
+            "--prerelease",
+            "if-necessary-or-explicit",
+            "--quiet",
+        ]
+        for package in _BINARY_ONLY:
+            args += ["--only-binary", package]
+        if combo.as_of:
+            cutoff = dt.datetime.combine(
+                combo.as_of + dt.timedelta(days=1), dt.time(), dt.timezone.utc
+            )
+            args += ["--exclude-newer", cutoff.strftime("%Y-%m-%dT%H:%M:%SZ")]
+        if self.index.url != "https://pypi.org/simple" or os.environ.get("UV_INDEX_URL"):
+            args += ["--index-url", self.index.url]
+        proc = self._uv(*args)
+        if proc.returncode != 0:
+            raise _BuildError("resolve", _uv_message(proc))
+        return target.read_text(encoding="utf-8")
+
+    def build(self, combo: Combo) -> tuple[EnvInfo, str]:
+        """Build or reuse ``combo``'s env; returns its info and lock text (may be empty)."""
+        start = time.monotonic()
+        try:
+            interp = interpreters.find(combo.python)
+        except interpreters.InterpreterNotFoundError as exc:
+            return EnvInfo(combo.id, ok=False, stage="interpreter", error=str(exc)), ""
+        reqs: list[str] = []
+        lock = ""
+        try:
+            reqs = self.requirements(combo, interp.version)
+            self.log(f"{combo.id}: resolving {len(reqs)} requirements")
+            lock = self.resolve(combo, interp.path, reqs)
+            digest = lock_hash(lock, interp.version)
+            env_dir = self.root / digest[:16]
+            reused = self._ensure(env_dir, interp.path, lock, digest, combo.id)
+            imports = self._probe(env_dir, combo)
+        except _BuildError as exc:
+            info = EnvInfo(
+                combo.id,
+                ok=False,
+                stage=exc.stage,
+                error=exc.message,
+                python=interp.version,
+                requirements=tuple(reqs),
+            )
+            return info, lock
+        info = EnvInfo(
+            combo.id,
+            ok=True,
+            python=interp.version,
+            path=str(env_dir),
+            lock_hash=digest,
+            requirements=tuple(reqs),
+            versions=parse_lock(lock),
+            reused=reused,
+            build_s=round(time.monotonic() - start, 2),
+            imports=imports,
+        )
+        return info, lock
+
+    def _ensure(self, env_dir: Path, interpreter: Path, lock: str, digest: str, label: str) -> bool:
+        """Create and sync ``env_dir`` unless it is already built; True when reused."""
+        env_dir.parent.mkdir(parents=True, exist_ok=True)
+        with (env_dir.parent / f"{env_dir.name}.lock").open("w") as guard:
+            # Two runs building the same env wait for each other instead of colliding.
+            fcntl.flock(guard, fcntl.LOCK_EX)
+            marker = env_dir / READY_MARKER
+            if marker.is_file() and marker.read_text().strip() == digest:
+                return True
+            if env_dir.exists():
+                shutil.rmtree(env_dir)
+            self.log(f"{label}: creating environment {env_dir.name}")
+            proc = self._uv("venv", str(env_dir), "--python", str(interpreter), "--quiet")
+            if proc.returncode != 0:
+                raise _BuildError("sync", _uv_message(proc))
+            (env_dir / "harness.lock.txt").write_text(lock, encoding="utf-8")
+            self.log(f"{label}: installing {len(parse_lock(lock))} packages")
+            proc = self._uv(
+                "pip",
+                "sync",
+                str(env_dir / "harness.lock.txt"),
+                "--python",
+                str(env_dir / "bin" / "python"),
+                "--compile-bytecode",
+                "--quiet",
+            )
+            if proc.returncode != 0:
+                shutil.rmtree(env_dir, ignore_errors=True)
+                raise _BuildError("sync", _uv_message(proc))
+            marker.write_text(digest + "\n")
+            return False
+
+    def _probe(self, env_dir: Path, combo: Combo) -> dict[str, Any]:
+        """Import each library once: a broken env shows here, and font caches get built."""
+        modules = [BY_KEY[k].module for k in combo.library_keys]
+        if "matplotlib" in modules:
+            modules.append("matplotlib.pyplot")
+        if not modules:
+            return {}
+        proc = subprocess.run(
+            [str(env_dir / "bin" / "python"), "-s", str(ENVSIDE), "probe", *modules],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+            env={**os.environ, "MPLBACKEND": "Agg", "TF_CPP_MIN_LOG_LEVEL": "2"},
+        )
+        try:
+            report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise _BuildError("probe", f"env probe failed: {proc.stderr.strip()[-2000:]}") from None
+        modules_report: dict[str, Any] = report.get("modules", {})
+        return modules_report
+
+
+def _uv_message(proc: subprocess.CompletedProcess[str]) -> str:
+    """uv's own explanation as one paragraph, without its decoration and prefixes."""
+    text = (proc.stderr or proc.stdout or f"uv exited with status {proc.returncode}").strip()
+    parts = []
+    for raw in text.splitlines():
+        line = re.sub(r"^[\s×╰─▶│]+", "", raw).strip()
+        line = re.sub(r"^(error|cause|caused by|hint):\s*", "", line, flags=re.IGNORECASE)
+        if line:
+            parts.append(line)
+    if not parts:
+        return f"uv exited with status {proc.returncode}"
+    head, *rest = parts
+    if rest and not head.endswith((".", ":")):
+        head += ":"
+    return " ".join([head, *rest])[-4000:]

@@ -1,0 +1,68 @@
+"""JUnit XML: one test suite per combo, one test case per (problem, solution source).
+
+CI systems render these natively: ``classname`` is the problem id, ``name`` the
+source (``reference`` or ``model:<name>``); a wrong result is a failure, any other
+way of not passing is an error, and a problem that does not apply is skipped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
+
+from harness.results import Outcome, Status
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from harness.envs import EnvInfo
+
+
+def _case(o: Outcome) -> TestCase:
+    case = TestCase(o.source, o.problem_id, o.duration_s)
+    line = o.first_line or o.status.value
+    result: Failure | Skipped | Error | None
+    if o.status is Status.FAIL:
+        result = Failure(line, o.exc_type or "AssertionError")
+    elif o.status is Status.SKIPPED:
+        result = Skipped(line)
+    elif o.status is not Status.PASS:
+        result = Error(line, o.exc_type or o.status.value)
+    else:
+        result = None
+    if result is not None:
+        result.text = "\n".join(part for part in (o.message, o.traceback) if part)
+        case.result = [result]
+        if o.output:
+            case.system_out = o.output
+    return case
+
+
+def suite(combo: str, env: EnvInfo, outcomes: Sequence[Outcome]) -> TestSuite:
+    s = TestSuite(combo)
+    s.add_property("python", env.python or "")
+    for key, version in env.library_versions().items():
+        s.add_property(key, version)
+    if not env.ok:
+        s.add_property("env_error", f"{env.stage}: {env.error}")
+    for o in sorted(outcomes, key=lambda o: o.seq):
+        s.add_testcase(_case(o))
+    s.update_statistics()
+    return s
+
+
+def write(suites: Sequence[TestSuite], per_combo: dict[str, Path], merged: Path) -> None:
+    for s in suites:
+        path = per_combo[str(s.name)]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        one = JUnitXml(str(s.name))
+        one.add_testsuite(s)
+        one.update_statistics()
+        one.write(str(path), pretty=True)
+    everything = JUnitXml(merged.parent.name)
+    for s in suites:
+        everything.add_testsuite(s)
+    everything.update_statistics()
+    everything.write(str(merged), pretty=True)

@@ -1,0 +1,225 @@
+"""Outcomes of executions, and the run directory they are streamed into.
+
+One :class:`Outcome` per (combo, problem, solution source) execution, one JSON line
+each in ``results/<run-id>/<combo>.jsonl``. Lines are appended and flushed as they
+arrive, so a run killed midway keeps everything it finished.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import json
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+    from pathlib import Path
+    from types import TracebackType
+
+SCHEMA_VERSION = 1
+
+
+class Status(str, enum.Enum):
+    PASS = "pass"  # noqa: S105 - the program ran and nothing raised
+    FAIL = "fail"  # the checks ran and found a wrong result (AssertionError)
+    ERROR = "error"  # an exception other than a failed check
+    TIMEOUT = "timeout"  # killed at the time limit
+    CRASH = "crash"  # the process died without reporting (signal, os._exit, memory cap)
+    SKIPPED = "skipped"  # not applicable here, e.g. the problem's library is not in the combo
+    ENV_ERROR = "env_error"  # the combo's environment could not be built
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def is_failure(self) -> bool:
+        return self in (Status.FAIL, Status.ERROR, Status.TIMEOUT, Status.CRASH)
+
+
+@dataclass(frozen=True)
+class CapturedWarning:
+    category: str  # e.g. "FutureWarning" or "pandas.errors.Pandas4Warning"
+    message: str
+    module: str  # the module that issued it, e.g. "pandas.core.frame"
+
+    @property
+    def library(self) -> str:
+        return self.module.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run_id: str
+    combo: str
+    problem_id: str
+    source: str  # "reference" or "model:<name>"
+    status: Status
+    library: str = ""
+    exc_type: str | None = None
+    message: str = ""
+    duration_s: float = 0.0
+    warnings: tuple[CapturedWarning, ...] = ()
+    versions: Mapping[str, str] = field(default_factory=dict)
+    python: str = ""
+    seq: int = 0  # position of the execution in the combo's batch
+    traceback: str = ""  # the last frames, for failures
+    output: str = ""  # captured stdout/stderr (head and tail), for failures
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.combo, self.problem_id, self.source)
+
+    @property
+    def first_line(self) -> str:
+        """``ExcType: first line of the message``, the one-line form reports show."""
+        text = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        if self.exc_type:
+            return f"{self.exc_type}: {text}" if text else self.exc_type
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        data["versions"] = dict(self.versions)
+        for key in ("traceback", "output"):
+            if not data[key]:
+                del data[key]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
+        return cls(
+            run_id=str(data["run_id"]),
+            combo=str(data["combo"]),
+            problem_id=str(data["problem_id"]),
+            source=str(data["source"]),
+            status=Status(data["status"]),
+            library=str(data.get("library", "")),
+            exc_type=data.get("exc_type"),
+            message=str(data.get("message", "")),
+            duration_s=float(data.get("duration_s", 0.0)),
+            warnings=tuple(CapturedWarning(**w) for w in data.get("warnings", ())),
+            versions=dict(data.get("versions", {})),
+            python=str(data.get("python", "")),
+            seq=int(data.get("seq", 0)),
+            traceback=str(data.get("traceback", "")),
+            output=str(data.get("output", "")),
+        )
+
+
+def new_run_id(now: dt.datetime | None = None) -> str:
+    """A sortable, path-safe id such as ``20261129-113005``."""
+    moment = now or dt.datetime.now(dt.timezone.utc)
+    return moment.strftime("%Y%m%d-%H%M%S")
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """The layout of one run's results directory."""
+
+    root: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.root.name
+
+    def outcomes(self, combo: str) -> Path:
+        return self.root / f"{combo}.jsonl"
+
+    def lock(self, combo: str) -> Path:
+        return self.root / "envs" / f"{combo}.lock"
+
+    def env_info(self, combo: str) -> Path:
+        return self.root / "envs" / f"{combo}.json"
+
+    def junit(self, combo: str) -> Path:
+        return self.root / "junit" / f"{combo}.xml"
+
+    @property
+    def merged_junit(self) -> Path:
+        return self.root / "junit.xml"
+
+    @property
+    def summary_json(self) -> Path:
+        return self.root / "summary.json"
+
+    @property
+    def summary_md(self) -> Path:
+        return self.root / "summary.md"
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "run.json"
+
+    def combos(self) -> list[str]:
+        """Combos with an outcomes file, in the order they were started."""
+        files = sorted(self.root.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+        return [p.stem for p in files]
+
+    def read(self, combo: str) -> list[Outcome]:
+        return read_outcomes(self.outcomes(combo))[0]
+
+    def read_all(self) -> list[Outcome]:
+        return [o for combo in self.combos() for o in self.read(combo)]
+
+
+class OutcomeWriter:
+    """Appends outcomes as JSON lines, flushed one by one."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: TextIO = path.open("a", encoding="utf-8")
+
+    def write(self, outcome: Outcome) -> None:
+        self._file.write(json.dumps(outcome.to_dict(), sort_keys=True) + "\n")
+        self._file.flush()
+
+    def write_all(self, outcomes: Iterable[Outcome]) -> None:
+        for outcome in outcomes:
+            self.write(outcome)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> OutcomeWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def read_outcomes(path: Path) -> tuple[list[Outcome], int]:
+    """Outcomes in ``path`` and the number of unreadable lines (a line cut by a kill)."""
+    outcomes: list[Outcome] = []
+    bad = 0
+    if not path.exists():
+        return outcomes, bad
+    for line in _lines(path):
+        try:
+            outcomes.append(Outcome.from_dict(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            bad += 1
+    return outcomes, bad
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                yield line
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` atomically: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)

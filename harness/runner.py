@@ -1,0 +1,199 @@
+"""Host side of execution: hand one combo's batch to its env-side runner, stream outcomes back.
+
+The host never imports the libraries under test. It writes a batch file (problem
+contexts once, then the executions that refer to them), starts ``envside.py run``
+with the combo's interpreter, and turns each protocol line into an :class:`Outcome`
+appended to the combo's results file the moment it arrives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.envs import ENVSIDE, EnvInfo
+from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from harness.problems import Problem, Solution
+
+DEFAULT_MEMORY_MB = 6144
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    jobs: int = os.cpu_count() or 1
+    timeout: float = 120.0  # default per execution; a problem's own timeout wins
+    memory_mb: int | None = DEFAULT_MEMORY_MB
+    output_limit: int = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Execution:
+    problem: Problem
+    solution: Solution
+
+
+def pair(problems: Sequence[Problem], solutions: Sequence[Solution]) -> list[Execution]:
+    """Executions in problem order; within a problem, solutions in the order given."""
+    by_problem: dict[str, list[Solution]] = {}
+    for s in solutions:
+        by_problem.setdefault(s.problem_id, []).append(s)
+    return [Execution(p, s) for p in problems for s in by_problem.get(p.id, [])]
+
+
+def _batch(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
+    problems: dict[str, Any] = {}
+    for e in executions:
+        if e.problem.id not in problems:
+            problems[e.problem.id] = {
+                "context": e.problem.code_context,
+                "requires": list(e.problem.requires),
+            }
+    return {
+        "jobs": options.jobs,
+        "timeout": options.timeout,
+        "memory_mb": options.memory_mb,
+        "output_limit": options.output_limit,
+        "problems": problems,
+        "executions": [
+            {
+                "problem": e.problem.id,
+                "source": e.solution.source,
+                "solution": e.solution.code,
+                "timeout": e.problem.timeout or options.timeout,
+            }
+            for e in executions
+        ],
+    }
+
+
+class ComboRun:
+    """Runs one combo's executions and writes their outcomes."""
+
+    def __init__(
+        self,
+        run_id: str,
+        env: EnvInfo,
+        writer: OutcomeWriter,
+        options: RunOptions,
+        on_outcome: Callable[[Outcome], None] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.env = env
+        self.writer = writer
+        self.options = options
+        self.on_outcome = on_outcome or (lambda _o: None)
+        self.versions = env.library_versions()
+
+    def outcome(self, e: Execution, seq: int, status: Status, **fields: Any) -> Outcome:
+        return Outcome(
+            run_id=self.run_id,
+            combo=self.env.combo,
+            problem_id=e.problem.id,
+            source=e.solution.source,
+            status=status,
+            library=e.problem.library,
+            versions=self.versions,
+            python=self.env.python,
+            seq=seq,
+            **fields,
+        )
+
+    def _record(self, outcome: Outcome) -> None:
+        self.writer.write(outcome)
+        self.on_outcome(outcome)
+
+    def run(self, executions: Sequence[Execution], seqs: Sequence[int] | None = None) -> None:
+        """Run ``executions``; ``seqs`` numbers them within the combo (default 0..n-1)."""
+        numbers = list(seqs) if seqs is not None else list(range(len(executions)))
+        if not self.env.ok:
+            message = f"{self.env.stage}: {self.env.error}"
+            for e, seq in zip(executions, numbers, strict=True):
+                self._record(self.outcome(e, seq, Status.ENV_ERROR, message=message))
+            return
+        if not executions:
+            return
+        pending = dict(
+            zip(range(len(executions)), zip(executions, numbers, strict=True), strict=True)
+        )
+        with tempfile.TemporaryDirectory(prefix="harness-batch-") as tmp:
+            batch_path = Path(tmp) / "batch.json"
+            batch_path.write_text(json.dumps(_batch(executions, self.options)), encoding="utf-8")
+            stderr_tail: deque[str] = deque(maxlen=40)
+            proc = subprocess.Popen(
+                [str(self.env.python_exe), "-s", str(ENVSIDE), "run", str(batch_path)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+            )
+            assert proc.stdout is not None
+            assert proc.stderr is not None
+            drain = _Drain(proc.stderr, stderr_tail)
+            for line in proc.stdout:
+                event = _decode(line)
+                if event is None or "seq" not in event:
+                    continue
+                index = int(event["seq"])
+                if index in pending:
+                    e, seq = pending.pop(index)
+                    self._record(self._from_env(e, seq, event["outcome"]))
+            proc.wait()
+            drain.join()
+        # The runner itself died (killed, out of memory): what it did not report is lost
+        # work, recorded as crashes so that nothing disappears from the results.
+        reason = f"the env-side runner exited with status {proc.returncode} before running this"
+        tail = "".join(stderr_tail)[-2000:]
+        for e, seq in pending.values():
+            self._record(self.outcome(e, seq, Status.CRASH, message=reason, output=tail))
+
+    def _from_env(self, e: Execution, seq: int, data: dict[str, Any]) -> Outcome:
+        try:
+            status = Status(data.get("status"))
+        except ValueError:
+            status = Status.CRASH
+        return self.outcome(
+            e,
+            seq,
+            status,
+            exc_type=data.get("exc_type"),
+            message=str(data.get("message", "")),
+            duration_s=float(data.get("duration_s", 0.0)),
+            warnings=tuple(
+                CapturedWarning(str(w["category"]), str(w["message"]), str(w["module"]))
+                for w in data.get("warnings", [])
+            ),
+            traceback=str(data.get("traceback", "")),
+            output=str(data.get("output", "")),
+        )
+
+
+def _decode(line: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class _Drain:
+    """Reads a pipe to its end on a thread, keeping the last lines."""
+
+    def __init__(self, stream: Any, tail: deque[str]) -> None:
+        import threading  # noqa: PLC0415 - only runs alongside a live runner
+
+        self._thread = threading.Thread(target=lambda: tail.extend(stream), daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join(timeout=5)

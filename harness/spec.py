@@ -1,0 +1,433 @@
+"""``matrix.toml`` → :class:`MatrixSpec`, parsed and validated once.
+
+Every mistake raises :class:`~harness.errors.SpecError` naming the file, the line
+where one can be found, the dotted key and what is wrong, e.g.
+``matrix.toml:7: combo 'pandas2'.numpy: '1.2x' is not a valid version or specifier``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from harness import combos as combinatorics
+from harness.errors import SpecError
+from harness.libraries import BY_KEY, LIBRARIES, lookup
+from harness.tomlfile import TomlFile
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+DEFAULT_TIMEOUT = 120.0  # seconds; DS-1000's own grader allows 120 s per problem
+MIN_PYTHON = Version("3.8")  # the env-side runner's floor
+
+_COMBO_KEYS = ("python", "as_of", "extras", "packages", "tags", "description")
+_MATRIX_KEYS = ("baseline", "python", "extras", "packages", "timeout", "index_url")
+_AXIS_KEYS = ("python", "as_of", "extras", "packages", "tags", "include", "exclude")
+
+
+class VersionKind(enum.Enum):
+    PIN = "pin"
+    SPECIFIER = "specifier"
+    LATEST = "latest"
+    OLDEST = "oldest"
+    PRE = "pre"
+
+
+@dataclass(frozen=True)
+class LibrarySpec:
+    """One library in one combo: what to install and which versions are acceptable."""
+
+    library: str  # canonical key, e.g. "scikit-learn"
+    package: str  # distribution to install, e.g. "tensorflow-cpu"
+    constraint: str  # as written: "1.26.4", ">=2,<3", "latest", "oldest", "pre"
+    kind: VersionKind
+
+    def requirement(self) -> str:
+        """A PEP 508 requirement for the resolver; ``oldest`` must be pinned first."""
+        if self.kind is VersionKind.PIN:
+            return f"{self.package}=={self.constraint}"
+        if self.kind is VersionKind.SPECIFIER:
+            return f"{self.package}{self.constraint}"
+        if self.kind is VersionKind.PRE:
+            # An explicit pre-release bound lets uv's ``if-necessary-or-explicit``
+            # mode pick pre-releases for this package only.
+            return f"{self.package}>=0.0.0a0"
+        return self.package
+
+
+@dataclass(frozen=True)
+class Combo:
+    """One combination of library versions: one environment, one results file."""
+
+    id: str
+    python: str
+    libraries: tuple[LibrarySpec, ...]
+    extras: tuple[str, ...] = ()
+    as_of: dt.date | None = None
+    tags: tuple[str, ...] = ()
+    description: str = ""
+    origin: str = ""  # the table it came from, e.g. "combos.latest" or "axes.grid"
+
+    def library(self, key: str) -> LibrarySpec | None:
+        return next((lib for lib in self.libraries if lib.library == key), None)
+
+    @property
+    def library_keys(self) -> tuple[str, ...]:
+        return tuple(lib.library for lib in self.libraries)
+
+
+@dataclass(frozen=True)
+class MatrixSpec:
+    path: Path
+    combos: tuple[Combo, ...]
+    baseline: str
+    timeout: float = DEFAULT_TIMEOUT
+    index_url: str | None = None
+    by_id: Mapping[str, Combo] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {c.id: c for c in self.combos})
+
+
+def parse_constraint(text: str) -> VersionKind:
+    """Classify a version constraint, or raise ``ValueError`` with the reason."""
+    value = text.strip()
+    if not value:
+        raise ValueError("empty version (leave the key out to leave the library out)")
+    if value in {k.value for k in (VersionKind.LATEST, VersionKind.OLDEST, VersionKind.PRE)}:
+        return VersionKind(value)
+    try:
+        Version(value)
+    except InvalidVersion:
+        pass
+    else:
+        return VersionKind.PIN
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        pass
+    else:
+        return VersionKind.SPECIFIER
+    raise ValueError(f"{text!r} is not a valid version or specifier")
+
+
+class _Parser:
+    """Walks the TOML document once; every check raises a located ``SpecError``."""
+
+    def __init__(self, doc: TomlFile) -> None:
+        self.doc = doc
+
+    def fail(self, keys: Sequence[str], what: str | None, message: str) -> SpecError:
+        return SpecError(self.doc.display, what, message, line=self.doc.line_of(*keys))
+
+    # -- scalar helpers -------------------------------------------------------
+    def string(self, value: Any, keys: Sequence[str], what: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(keys, what, f"expected a string, got {_describe(value)}")
+        return value
+
+    def strings(self, value: Any, keys: Sequence[str], what: str) -> tuple[str, ...]:
+        if isinstance(value, str):
+            return (value,)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(keys, what, f"expected a list of strings, got {_describe(value)}")
+        return tuple(value)
+
+    def python(self, value: Any, keys: Sequence[str], what: str) -> str:
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            raise self.fail(keys, what, f'write the version as a string, e.g. "{value}"')
+        text = self.string(value, keys, what).strip()
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            raise self.fail(keys, what, f"{text!r} is not a Python version") from None
+        if len(version.release) < 2 or version.pre or version.dev or version.local:
+            raise self.fail(keys, what, f"{text!r}: give major.minor, e.g. '3.11'")
+        if version < MIN_PYTHON:
+            raise self.fail(
+                keys, what, f"{text!r} is older than {MIN_PYTHON}, the oldest supported"
+            )
+        return text
+
+    def as_of(self, value: Any, keys: Sequence[str], what: str) -> dt.date:
+        if isinstance(value, dt.datetime):
+            return value.date()
+        if isinstance(value, dt.date):
+            return value
+        text = self.string(value, keys, what)
+        try:
+            return dt.date.fromisoformat(text.strip())
+        except ValueError:
+            raise self.fail(keys, what, f"{text!r} is not a date like 2023-06-01") from None
+
+    def requirement(self, text: str, keys: Sequence[str], what: str) -> str:
+        try:
+            return str(Requirement(text))
+        except InvalidRequirement as exc:
+            raise self.fail(keys, what, f"{text!r} is not a valid requirement: {exc}") from None
+
+    def packages(self, value: Any, keys: Sequence[str], what: str) -> dict[str, str]:
+        if not isinstance(value, dict):
+            raise self.fail(keys, what, f"expected a table, got {_describe(value)}")
+        out = {}
+        for name, package in value.items():
+            lib = lookup(name)
+            if lib is None or lib.key != name:
+                raise self.fail(keys, f"{what}.{name}", self.unknown_library_message(name))
+            out[name] = self.requirement(self.string(package, keys, f"{what}.{name}"), keys, what)
+        return out
+
+    def library(
+        self, key: str, value: Any, packages: Mapping[str, str], keys: Sequence[str], what: str
+    ) -> LibrarySpec:
+        text = self.string(value, keys, what)
+        try:
+            kind = parse_constraint(text)
+        except ValueError as exc:
+            raise self.fail(keys, what, str(exc)) from None
+        package = packages.get(key, BY_KEY[key].package)
+        return LibrarySpec(key, package, text.strip(), kind)
+
+    def unknown_key(
+        self,
+        key: str,
+        allowed: Sequence[str],
+        keys: Sequence[str],
+        what: str,
+        *,
+        libraries: bool = True,
+    ) -> None:
+        lib = lookup(key) if libraries else None
+        if lib is not None and lib.key != key:
+            hint = f"unknown key {key!r}: the library is called {lib.key!r}"
+        else:
+            names = [*allowed, *BY_KEY] if libraries else list(allowed)
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+            if not close and libraries:
+                hint += "; other packages go in 'extras'"
+        raise self.fail(keys, what, hint)
+
+    @staticmethod
+    def unknown_library_message(name: str) -> str:
+        lib = lookup(name)
+        if lib is not None:
+            return f"the library is called {lib.key!r}"
+        return f"{name!r} is not one of {', '.join(lib.key for lib in LIBRARIES)}"
+
+    # -- tables -------------------------------------------------------------------
+    def table(self, value: Any, keys: Sequence[str], what: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(keys, what, f"expected a table, got {_describe(value)}")
+        return value
+
+    def named_combo(self, name: str, table: dict[str, Any], defaults: _Defaults) -> Combo:
+        keys = ("combos", name)
+        where = f"combo {name!r}"
+        if not combinatorics.ID_PATTERN.match(name) or len(name) > combinatorics.MAX_ID_LENGTH:
+            suggestion = combinatorics.slug(name)[: combinatorics.MAX_ID_LENGTH]
+            raise self.fail(
+                keys, where, f"id must be lower-case letters, digits and '-' (try {suggestion!r})"
+            )
+        return self.combo(name, table, defaults, keys, where, f"combos.{name}")
+
+    def combo(
+        self,
+        combo_id: str,
+        table: dict[str, Any],
+        defaults: _Defaults,
+        keys: tuple[str, ...],
+        where: str,
+        origin: str,
+    ) -> Combo:
+        for key in table:
+            if key not in _COMBO_KEYS and key not in BY_KEY:
+                self.unknown_key(key, _COMBO_KEYS, (*keys, key), where)
+        packages = {**defaults.packages}
+        if "packages" in table:
+            packages |= self.packages(table["packages"], (*keys, "packages"), f"{where}.packages")
+        python = defaults.python
+        if "python" in table:
+            python = self.python(table["python"], (*keys, "python"), f"{where}.python")
+        if python is None:
+            raise self.fail(keys, f"{where}.python", "missing (set it here or in [matrix])")
+        libraries = tuple(
+            self.library(lib.key, table[lib.key], packages, (*keys, lib.key), f"{where}.{lib.key}")
+            for lib in LIBRARIES
+            if lib.key in table
+        )
+        extras = defaults.extras + tuple(
+            self.requirement(e, (*keys, "extras"), f"{where}.extras")
+            for e in self.strings(table.get("extras", []), (*keys, "extras"), f"{where}.extras")
+        )
+        as_of = (
+            self.as_of(table["as_of"], (*keys, "as_of"), f"{where}.as_of")
+            if "as_of" in table
+            else None
+        )
+        tags = self.strings(table.get("tags", []), (*keys, "tags"), f"{where}.tags")
+        description = self.string(table.get("description", ""), (*keys, "description"), where)
+        return Combo(combo_id, python, libraries, extras, as_of, tags, description, origin)
+
+    def axis(self, name: str, table: dict[str, Any], defaults: _Defaults) -> list[Combo]:
+        keys = ("axes", name)
+        where = f"axis {name!r}"
+        axes: dict[str, tuple[str, ...]] = {}
+        for key, value in table.items():
+            if key in {"include", "exclude", "extras", "packages", "tags"}:
+                continue
+            if key not in _AXIS_KEYS and key not in BY_KEY:
+                self.unknown_key(key, _AXIS_KEYS, (*keys, key), where)
+            values = self.strings(value, (*keys, key), f"{where}.{key}")
+            if not values:
+                raise self.fail((*keys, key), f"{where}.{key}", "empty list")
+            axes[key] = values
+        rules = {}
+        for rule_key in ("include", "exclude"):
+            entries = table.get(rule_key, [])
+            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                raise self.fail(
+                    (*keys, rule_key), f"{where}.{rule_key}", "expected a list of tables"
+                )
+            for i, entry in enumerate(entries):
+                label = f"{where}.{rule_key}[{i}]"
+                for key, value in entry.items():
+                    if key not in axes:
+                        raise self.fail(
+                            (*keys, rule_key), label, f"{key!r} is not an axis of {name!r}"
+                        )
+                    self.string(value, (*keys, rule_key), f"{label}.{key}")
+                    if rule_key == "exclude" and value not in axes[key]:
+                        raise self.fail(
+                            (*keys, rule_key),
+                            f"{label}.{key}",
+                            f"{value!r} is not one of the axis values {list(axes[key])}",
+                        )
+                if rule_key == "include" and set(entry) != set(axes):
+                    missing = sorted(set(axes) - set(entry))
+                    raise self.fail((*keys, rule_key), label, f"missing axis value(s) {missing}")
+            rules[rule_key] = entries
+        assignments = combinatorics.expand(axes, rules["include"], rules["exclude"])
+        if not assignments:
+            raise self.fail(keys, where, "every combination is excluded")
+        varying = [k for k in axes if len({a[k] for a in assignments}) > 1]
+        prefix = combinatorics.slug(name)
+        out = []
+        for assignment in assignments:
+            combo_id = combinatorics.make_id(prefix, assignment, varying)
+            combo_table: dict[str, Any] = {
+                k: table[k] for k in ("extras", "packages", "tags") if k in table
+            }
+            combo_table.update(assignment)
+            out.append(self.combo(combo_id, combo_table, defaults, keys, where, f"axes.{name}"))
+        return out
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    python: str | None
+    extras: tuple[str, ...]
+    packages: dict[str, str]
+
+
+def load(path: Path | str, display: str | None = None) -> MatrixSpec:
+    """Parse and validate ``path``; raise :class:`SpecError` on the first mistake."""
+    doc = TomlFile.load(Path(path), SpecError, display)
+    p = _Parser(doc)
+    for key in doc.data:
+        if key not in ("matrix", "combos", "axes"):
+            close = difflib.get_close_matches(key, ["matrix", "combos", "axes"], n=1)
+            hint = f" (did you mean [{close[0]}]?)" if close else ""
+            raise p.fail((key,), None, f"unknown table [{key}]{hint}")
+    matrix = p.table(doc.data.get("matrix", {}), ("matrix",), "[matrix]")
+    for key in matrix:
+        if key not in _MATRIX_KEYS:
+            p.unknown_key(key, _MATRIX_KEYS, ("matrix", key), "[matrix]", libraries=False)
+    defaults = _Defaults(
+        python=p.python(matrix["python"], ("matrix", "python"), "matrix.python")
+        if "python" in matrix
+        else None,
+        extras=tuple(
+            p.requirement(e, ("matrix", "extras"), "matrix.extras")
+            for e in p.strings(matrix.get("extras", []), ("matrix", "extras"), "matrix.extras")
+        ),
+        packages=p.packages(matrix["packages"], ("matrix", "packages"), "matrix.packages")
+        if "packages" in matrix
+        else {},
+    )
+    combos: list[Combo] = []
+    for name, table in p.table(doc.data.get("combos", {}), ("combos",), "[combos]").items():
+        table_ = p.table(table, ("combos", name), f"combo {name!r}")
+        combos.append(p.named_combo(name, table_, defaults))
+    for name, table in p.table(doc.data.get("axes", {}), ("axes",), "[axes]").items():
+        combos.extend(p.axis(name, p.table(table, ("axes", name), f"axis {name!r}"), defaults))
+    if not combos:
+        raise p.fail(("combos",), None, "no combos: add a [combos.<id>] or [axes.<name>] table")
+    seen: dict[str, str] = {}
+    for combo in combos:
+        if combo.id in seen:
+            raise p.fail(
+                combo.origin.split("."),
+                f"combo {combo.id!r}",
+                f"id is not unique (also made by {seen[combo.id]})",
+            )
+        seen[combo.id] = combo.origin
+    baseline = combos[0].id
+    if "baseline" in matrix:
+        baseline = p.string(matrix["baseline"], ("matrix", "baseline"), "matrix.baseline")
+        if baseline not in seen:
+            close = difflib.get_close_matches(baseline, list(seen), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise p.fail(("matrix", "baseline"), "matrix.baseline", f"no combo {baseline!r}{hint}")
+    timeout = matrix.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise p.fail(
+            ("matrix", "timeout"), "matrix.timeout", "expected a positive number of seconds"
+        )
+    index_url = None
+    if "index_url" in matrix:
+        index_url = p.string(matrix["index_url"], ("matrix", "index_url"), "matrix.index_url")
+    tagged = tuple(_with_implicit_tags(c, baseline) for c in combos)
+    return MatrixSpec(Path(path), tagged, baseline, float(timeout), index_url)
+
+
+def _with_implicit_tags(combo: Combo, baseline: str) -> Combo:
+    """Add the tags nox sessions are selected by: baseline, latest, one per library."""
+    tags = list(combo.tags)
+    if combo.id == baseline:
+        tags.append("baseline")
+    if any(lib.kind in (VersionKind.LATEST, VersionKind.PRE) for lib in combo.libraries):
+        tags.append("latest")
+    if any(lib.kind is VersionKind.PRE for lib in combo.libraries):
+        tags.append("pre")
+    tags.extend(combo.library_keys)
+    unique = tuple(dict.fromkeys(tags))
+    return Combo(
+        combo.id,
+        combo.python,
+        combo.libraries,
+        combo.extras,
+        combo.as_of,
+        unique,
+        combo.description,
+        combo.origin,
+    )
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"

@@ -1,0 +1,37 @@
+"""Shared fixtures: where the real DS-1000 data is, and a writer of small files."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DS1000_DIR = Path(os.environ.get("DS1000_DIR", ROOT.parent / "shared" / "data" / "ds1000"))
+DS1000_FILE = DS1000_DIR / "ds1000.jsonl.gz"
+
+
+Writer = Callable[[str, str], Path]
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Writer:
+    """write("name.toml", text) → path, with the text dedented."""
+
+    def _write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return _write
+
+
+def needs_ds1000() -> pytest.MarkDecorator:
+    return pytest.mark.skipif(
+        not DS1000_FILE.is_file(),
+        reason=f"DS-1000 data not found at {DS1000_DIR} (set DS1000_DIR to its directory)",
+    )

@@ -1,0 +1,196 @@
+"""The env-side runner, driven exactly as the host drives it, under this interpreter.
+
+It is stdlib-only, so these tests need no combo environment: each execution still
+runs in a fresh interpreter of its own, with its own process group and time limit.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.envs import ENVSIDE
+
+CHECK_THREE = textwrap.dedent("""
+    def test_execution(solution):
+        namespace = {}
+        exec(solution, namespace)
+        assert namespace["result"] == 3
+""")
+
+
+def run_batch(
+    tmp_path: Path, solutions: list[str], context: str = CHECK_THREE, **options: Any
+) -> list[dict[str, Any]]:
+    batch = {
+        "jobs": 2,
+        "timeout": 10,
+        "problems": {"p": {"context": context, "requires": options.pop("requires", [])}},
+        "executions": [{"problem": "p", "source": "reference", "solution": s} for s in solutions],
+        **options,
+    }
+    path = tmp_path / "batch.json"
+    path.write_text(json.dumps(batch))
+    proc = subprocess.run(
+        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[-1] == {"done": True, "protocol": 1}
+    by_seq = {line["seq"]: line["outcome"] for line in lines[:-1]}
+    assert sorted(by_seq) == list(range(len(solutions)))
+    return [by_seq[i] for i in range(len(solutions))]
+
+
+@pytest.mark.parametrize(
+    ("solution", "status", "exc_type"),
+    [
+        ("result = 1 + 2", "pass", None),
+        ("result = 4", "fail", "AssertionError"),
+        ("result = undefined_name", "error", "NameError"),
+        ("result = (", "error", "SyntaxError"),
+        ("import sys\nsys.exit(0)", "error", "SystemExit"),
+        ("raise KeyboardInterrupt", "error", "KeyboardInterrupt"),
+        ("raise BaseException('x')", "error", "BaseException"),
+        ("import os\nos._exit(0)", "crash", None),
+        ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "crash", "SIGKILL"),
+        ("import ctypes\nctypes.string_at(0)", "crash", "SIGSEGV"),
+    ],
+)
+def test_each_way_of_ending(
+    tmp_path: Path, solution: str, status: str, exc_type: str | None
+) -> None:
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert (outcome["status"], outcome["exc_type"]) == (status, exc_type)
+    assert outcome["duration_s"] > 0
+
+
+def test_one_bad_execution_does_not_stop_the_others(tmp_path: Path) -> None:
+    outcomes = run_batch(
+        tmp_path,
+        ["import os\nos._exit(1)", "result = 3", "while True: pass", "result = 3"],
+        timeout=2,
+    )
+    assert [o["status"] for o in outcomes] == ["crash", "pass", "timeout", "pass"]
+    assert outcomes[2]["message"] == "exceeded the time limit of 2s"
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    marker = tmp_path / "still-running"
+    solution = textwrap.dedent(f"""
+        import subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time, pathlib; time.sleep(3); pathlib.Path({str(marker)!r}).touch()"])
+        while True: pass
+    """)
+    (outcome,) = run_batch(tmp_path, [solution], timeout=1)
+    assert outcome["status"] == "timeout"
+    subprocess.run([sys.executable, "-c", "import time; time.sleep(3.5)"], check=True)
+    assert not marker.exists()
+
+
+def test_problem_timeout_overrides_the_default(tmp_path: Path) -> None:
+    batch_solutions = ["import time\ntime.sleep(1.5)\nresult = 3"]
+    (slow,) = run_batch(tmp_path, batch_solutions, timeout=1)
+    assert slow["status"] == "timeout"
+
+
+def test_warnings_are_recorded_once_each_with_their_issuer(tmp_path: Path) -> None:
+    solution = textwrap.dedent("""
+        import warnings
+        for _ in range(5):
+            warnings.warn("old api", DeprecationWarning)
+        warnings.warn("changing", FutureWarning)
+        warnings.warn("later", PendingDeprecationWarning)
+        warnings.warn("not tracked", UserWarning)
+        result = 3
+    """)
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert outcome["status"] == "pass"
+    assert outcome["warnings"] == [
+        {"category": "DeprecationWarning", "message": "old api", "module": "<solution>"},
+        {"category": "FutureWarning", "message": "changing", "module": "<solution>"},
+        {"category": "PendingDeprecationWarning", "message": "later", "module": "<solution>"},
+    ]
+
+
+def test_warnings_from_a_module_name_it(tmp_path: Path) -> None:
+    (tmp_path / "oldlib.py").write_text(
+        "import warnings\ndef f():\n    warnings.warn('f is deprecated', DeprecationWarning, stacklevel=2)\n    return 3\n"
+    )
+    solution = (
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport oldlib\nresult = oldlib.f()"
+    )
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert outcome["warnings"] == [
+        {"category": "DeprecationWarning", "message": "f is deprecated", "module": "oldlib"}
+    ]
+
+
+def test_import_time_warnings_belong_to_the_environment(tmp_path: Path) -> None:
+    (tmp_path / "noisy.py").write_text(
+        "import warnings\nwarnings.warn('noisy import', DeprecationWarning)\n"
+    )
+    solution = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport noisy\nresult = 3"
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert outcome["status"] == "pass"
+    assert outcome["warnings"] == []
+
+
+def test_missing_module_means_skipped(tmp_path: Path) -> None:
+    (outcome,) = run_batch(tmp_path, ["result = 3"], requires=["json", "no_such_module_here"])
+    assert outcome["status"] == "skipped"
+    assert outcome["message"] == "needs no_such_module_here, not installed in this environment"
+
+
+def test_output_is_capped_keeping_head_and_tail(tmp_path: Path) -> None:
+    solution = "print('HEAD'); print('x' * 1_000_000); print('TAIL'); result = 4"
+    (outcome,) = run_batch(tmp_path, [solution], output_limit=1000)
+    assert outcome["status"] == "fail"
+    assert outcome["output"].startswith("HEAD")
+    assert outcome["output"].rstrip().endswith("TAIL")
+    assert "bytes not kept" in outcome["output"]
+    assert len(outcome["output"]) < 1100
+
+
+def test_passing_output_is_not_kept(tmp_path: Path) -> None:
+    (outcome,) = run_batch(tmp_path, ["print('hello'); result = 3"])
+    assert outcome["status"] == "pass"
+    assert "output" not in outcome
+
+
+def test_each_execution_gets_its_own_working_directory(tmp_path: Path) -> None:
+    solution = textwrap.dedent("""
+        import os
+        assert os.listdir(".") == [], os.listdir(".")
+        open("left-behind.txt", "w").write("x")
+        result = 3
+    """)
+    outcomes = run_batch(tmp_path, [solution, solution], jobs=1)
+    assert [o["status"] for o in outcomes] == ["pass", "pass"]
+
+
+def test_memory_cap_stops_a_runaway_allocation(tmp_path: Path) -> None:
+    (outcome,) = run_batch(tmp_path, ["x = bytearray(2 * 1024**3)\nresult = 3"], memory_mb=512)
+    assert outcome["status"] == "error"
+    assert outcome["exc_type"] == "MemoryError"
+
+
+def test_test_string_runs_where_the_context_defines_it(tmp_path: Path) -> None:
+    context = CHECK_THREE + "\ndef test_string(solution):\n    assert 'for' not in solution\n"
+    outcomes = run_batch(tmp_path, ["result = 3", "for _ in []: pass\nresult = 3"], context=context)
+    assert [o["status"] for o in outcomes] == ["pass", "fail"]
+
+
+def test_hash_seed_is_fixed(tmp_path: Path) -> None:
+    solution = "import os\nresult = 3 if os.environ.get('PYTHONHASHSEED') == '0' else 0"
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert outcome["status"] == "pass"

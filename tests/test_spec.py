@@ -1,0 +1,271 @@
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from harness.errors import SpecError
+from harness.spec import VersionKind, load, parse_constraint
+from tests.conftest import Writer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_embedded_default_matrix_spans_three_eras() -> None:
+    spec = load(ROOT / "matrix.toml")
+    assert [c.id for c in spec.combos] == ["ds1000-2022", "ds1000-2024", "latest"]
+    assert spec.baseline == "ds1000-2024"
+    for combo in spec.combos:
+        assert set(combo.library_keys) == {
+            "numpy",
+            "pandas",
+            "scipy",
+            "scikit-learn",
+            "matplotlib",
+            "torch",
+            "tensorflow",
+        }
+    old, base, latest = spec.combos
+    assert old.python == "3.10" and old.as_of == dt.date(2022, 11, 1)
+    assert base.library("pandas").constraint == "1.5.3"  # type: ignore[union-attr]
+    assert base.library("tensorflow").package == "tensorflow-cpu"  # type: ignore[union-attr]
+    assert all(lib.kind is VersionKind.LATEST for lib in latest.libraries)
+    assert "baseline" in base.tags and "latest" in latest.tags and "torch" in old.tags
+
+
+def test_combo_fields(write: Writer) -> None:
+    path = write(
+        "m.toml",
+        """
+        [matrix]
+        python = "3.11"
+        extras = ["pyyaml"]
+        packages = { tensorflow = "tensorflow" }
+        timeout = 30
+
+        [combos.a]
+        numpy = "1.26.4"
+        pandas = ">=2,<3"
+        scipy = "oldest"
+        torch = "pre"
+        tensorflow = "latest"
+        as_of = 2023-06-01
+        extras = ["seaborn==0.13.2"]
+        tags = ["mine"]
+        description = "A"
+    """,
+    )
+    spec = load(path)
+    (combo,) = spec.combos
+    assert combo.python == "3.11"
+    assert combo.as_of == dt.date(2023, 6, 1)
+    assert combo.extras == ("pyyaml", "seaborn==0.13.2")
+    assert [lib.kind for lib in combo.libraries] == [
+        VersionKind.PIN,
+        VersionKind.SPECIFIER,
+        VersionKind.OLDEST,
+        VersionKind.PRE,
+        VersionKind.LATEST,
+    ]
+    reqs = [lib.requirement() for lib in combo.libraries if lib.kind is not VersionKind.OLDEST]
+    assert reqs == ["numpy==1.26.4", "pandas>=2,<3", "torch>=0.0.0a0", "tensorflow"]
+    assert spec.timeout == 30.0
+    assert combo.tags == (
+        "mine",
+        "baseline",
+        "latest",
+        "pre",
+        "numpy",
+        "pandas",
+        "scipy",
+        "torch",
+        "tensorflow",
+    )
+
+
+def test_axes_expand_with_include_and_exclude(write: Writer) -> None:
+    path = write(
+        "m.toml",
+        """
+        [matrix]
+        python = "3.11"
+
+        [axes.grid]
+        numpy = ["1.26.4", "2.1.3"]
+        pandas = ["2.2.3", "latest"]
+        exclude = [{ numpy = "1.26.4", pandas = "latest" }]
+        include = [{ numpy = "2.2.0", pandas = "3.0.0" }]
+    """,
+    )
+    ids = [c.id for c in load(path).combos]
+    assert ids == [
+        "grid-np1-26-4-pd2-2-3",
+        "grid-np2-1-3-pd2-2-3",
+        "grid-np2-1-3-pd-latest",
+        "grid-np2-2-0-pd3-0-0",
+    ]
+
+
+def test_axis_python_values_and_fixed_keys_stay_out_of_ids(write: Writer) -> None:
+    path = write(
+        "m.toml",
+        """
+        [axes.py]
+        python = ["3.10", "3.12"]
+        numpy = "latest"
+    """,
+    )
+    combos = load(path).combos
+    assert [c.id for c in combos] == ["py-py3-10", "py-py3-12"]
+    assert [c.python for c in combos] == ["3.10", "3.12"]
+    assert combos[0].origin == "axes.py"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[matrix]\npython = "3.11"\n[combos.pandas2]\nnumpy = "1.2x"\n',
+            "m.toml:4: combo 'pandas2'.numpy: '1.2x' is not a valid version or specifier",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nnumpy = ""\n',
+            "m.toml:3: combo 'a'.numpy: empty version (leave the key out to leave the library out)",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nnumpy = 1.26\n',
+            "m.toml:3: combo 'a'.numpy: expected a string, got float 1.26",
+        ),
+        (
+            "[combos.a]\npython = 3.10\n",
+            "m.toml:2: combo 'a'.python: write the version as a string, e.g. \"3.1\"",
+        ),
+        (
+            '[combos.a]\npython = "3.7"\n',
+            "m.toml:2: combo 'a'.python: '3.7' is older than 3.8, the oldest supported",
+        ),
+        (
+            '[combos.a]\npython = "three"\n',
+            "m.toml:2: combo 'a'.python: 'three' is not a Python version",
+        ),
+        (
+            '[combos.a]\nnumpy = "1.26.4"\n',
+            "m.toml:1: combo 'a'.python: missing (set it here or in [matrix])",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nsklearn = "1.4.0"\n',
+            "m.toml:3: combo 'a': unknown key 'sklearn': the library is called 'scikit-learn'",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nnumpyy = "1.4.0"\n',
+            "m.toml:3: combo 'a': unknown key 'numpyy' (did you mean 'numpy'?)",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nseaborn = "0.13"\n',
+            "m.toml:3: combo 'a': unknown key 'seaborn'; other packages go in 'extras'",
+        ),
+        (
+            '[combos.Pandas_2]\npython = "3.11"\n',
+            "m.toml:1: combo 'Pandas_2': id must be lower-case letters, digits and '-' (try 'pandas-2')",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nas_of = "June 2023"\n',
+            "m.toml:3: combo 'a'.as_of: 'June 2023' is not a date like 2023-06-01",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nextras = ["seaborn>>1"]\n',
+            "m.toml:3: combo 'a'.extras: 'seaborn>>1' is not a valid requirement: ",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\nextras = "seaborn"\n[combos.a2]\npython = "3.11"\ntags = [1]\n',
+            "m.toml:6: combo 'a2'.tags: expected a list of strings, got a list",
+        ),
+        (
+            '[matrix]\nbaseline = "b"\n[combos.a]\npython = "3.11"\n',
+            "m.toml:2: matrix.baseline: no combo 'b'",
+        ),
+        (
+            '[matrix]\ntimeout = -1\n[combos.a]\npython = "3.11"\n',
+            "m.toml:2: matrix.timeout: expected a positive number of seconds",
+        ),
+        (
+            '[matrix]\nthreads = 2\n[combos.a]\npython = "3.11"\n',
+            "m.toml:2: [matrix]: unknown key 'threads'",
+        ),
+        (
+            '[combo.a]\npython = "3.11"\n',
+            "m.toml:1: unknown table [combo] (did you mean [combos]?)",
+        ),
+        ("[matrix]\n", "m.toml: no combos: add a [combos.<id>] or [axes.<name>] table"),
+        ("[combos.a\n", "m.toml:1: invalid TOML: "),
+        (
+            '[axes.g]\npython = "3.11"\nnumpy = []\n',
+            "m.toml:3: axis 'g'.numpy: empty list",
+        ),
+        (
+            '[axes.g]\npython = "3.11"\nnumpy = ["1", "2"]\nexclude = [{ numpy = "3" }]\n',
+            "m.toml:4: axis 'g'.exclude[0].numpy: '3' is not one of the axis values ['1', '2']",
+        ),
+        (
+            '[axes.g]\npython = "3.11"\nnumpy = ["1", "2"]\nexclude = [{ pandas = "3" }]\n',
+            "m.toml:4: axis 'g'.exclude[0]: 'pandas' is not an axis of 'g'",
+        ),
+        (
+            '[axes.g]\npython = "3.11"\nnumpy = ["1", "2"]\ninclude = [{ python = "3.12" }]\n',
+            "m.toml:4: axis 'g'.include[0]: missing axis value(s) ['numpy']",
+        ),
+        (
+            '[axes.g]\npython = "3.11"\nnumpy = ["1"]\nexclude = [{ numpy = "1" }]\n',
+            "m.toml:1: axis 'g': every combination is excluded",
+        ),
+        (
+            '[axes.g]\npython = "3.11"\nnumpy = ["1.x", "2"]\n',
+            "m.toml:3: axis 'g'.numpy: '1.x' is not a valid version or specifier",
+        ),
+        (
+            '[combos.g-np1]\npython = "3.11"\n[axes.g]\npython = "3.11"\nnumpy = ["1", "2"]\n',
+            "m.toml:3: combo 'g-np1': id is not unique (also made by combos.g-np1)",
+        ),
+        (
+            '[combos.a]\npython = "3.11"\npackages = { tf = "tensorflow" }\n',
+            "m.toml:3: combo 'a'.packages.tf: the library is called 'tensorflow'",
+        ),
+    ],
+)
+def test_invalid_matrix_gives_one_located_line(write: Writer, text: str, message: str) -> None:
+    path = write("m.toml", text)
+    with pytest.raises(SpecError) as info:
+        load(path, display="m.toml")
+    rendered = str(info.value)
+    assert "\n" not in rendered
+    assert rendered.startswith(message) if message.endswith(": ") else rendered == message
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match=r"nope.toml: file not found$"):
+        load(tmp_path / "nope.toml", display="nope.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("1.26.4", VersionKind.PIN),
+        ("2", VersionKind.PIN),
+        ("2.0.0rc1", VersionKind.PIN),
+        (">=2,<3", VersionKind.SPECIFIER),
+        ("~=1.26", VersionKind.SPECIFIER),
+        ("==2.*", VersionKind.SPECIFIER),
+        ("latest", VersionKind.LATEST),
+        ("oldest", VersionKind.OLDEST),
+        ("pre", VersionKind.PRE),
+    ],
+)
+def test_constraint_kinds(text: str, kind: VersionKind) -> None:
+    assert parse_constraint(text) is kind
+
+
+@pytest.mark.parametrize("text", ["1.2x", "newest", "", "> =", "2.0.0 rc"])
+def test_bad_constraints(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_constraint(text)
