@@ -97,6 +97,20 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_MEMORY_MB,
         help="memory cap per execution in MiB, 0 for none (default: %(default)s)",
     )
+    run.add_argument(
+        "--isolation",
+        choices=("zygote", "fresh"),
+        default="zygote",
+        help="zygote: fork each execution from a preloaded process (default); "
+        "fresh: a new interpreter per execution, as DS-1000's grader",
+    )
+    run.add_argument(
+        "--fresh-for",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="always run problems that import MODULE in a fresh interpreter (repeatable)",
+    )
     run.add_argument("--strict", action="store_true", help="exit 1 when any drift is found")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
@@ -162,6 +176,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         timeout=args.timeout or matrix.timeout,
         memory_mb=args.memory_mb or None,
+        isolation=args.isolation,
+        fresh_for=tuple(_split(args.fresh_for)),
     )
     job = pipeline.Job(
         spec=matrix,

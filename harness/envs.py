@@ -273,12 +273,22 @@ class EnvBuilder:
             return False
 
     def _probe(self, env_dir: Path, combo: Combo) -> dict[str, Any]:
-        """Import each library once: a broken env shows here, and font caches get built."""
+        """Import each library once: a broken env shows here, and font caches get built.
+
+        The report is kept in the env: an env's packages never change once built.
+        """
         modules = [BY_KEY[k].module for k in combo.library_keys]
         if "matplotlib" in modules:
             modules.append("matplotlib.pyplot")
         if not modules:
             return {}
+        cached = (
+            env_dir
+            / f"harness-probe-{hashlib.sha256(' '.join(modules).encode()).hexdigest()[:12]}.json"
+        )
+        if cached.is_file():
+            kept: dict[str, Any] = json.loads(cached.read_text(encoding="utf-8"))
+            return kept
         proc = subprocess.run(
             [str(env_dir / "bin" / "python"), "-s", str(ENVSIDE), "probe", *modules],
             capture_output=True,
@@ -292,6 +302,7 @@ class EnvBuilder:
         except (ValueError, IndexError):
             raise _BuildError("probe", f"env probe failed: {proc.stderr.strip()[-2000:]}") from None
         modules_report: dict[str, Any] = report.get("modules", {})
+        cached.write_text(json.dumps(modules_report), encoding="utf-8")
         return modules_report
 
 

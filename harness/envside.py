@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import gc
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -166,67 +168,279 @@ def _limit_memory(megabytes: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
-def child_main(result_fd: int) -> None:
+# Bound once, at start: the program may patch ``json`` or ``os`` in its own process,
+# and the report of how it ended must not depend on what it patched.
+_dumps = json.dumps
+_write = os.write
+_exit = os._exit
+
+
+def _report(result_fd: int, outcome: Json) -> None:
+    """Hand the outcome to the runner and leave at once."""
+    data = _dumps(outcome).encode("utf-8")
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):  # a program may have closed its streams
+            stream.flush()
+    with contextlib.suppress(OSError):
+        while data:
+            data = data[_write(result_fd, data) :]
+    # Skip interpreter shutdown: threads and atexit hooks the program left behind
+    # must not keep the process alive once its outcome is known.
+    _exit(0)
+
+
+def fresh_child_main(result_fd: int) -> None:
+    """``envside.py exec FD``: one execution in a brand-new interpreter."""
     payload = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     _limit_memory(payload.get("memory_mb"))
-    outcome = execute(payload)
-    data = json.dumps(outcome).encode("utf-8")
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BaseException):  # a program may have closed its streams
-            stream.flush()
-    with os.fdopen(result_fd, "wb") as out:
-        out.write(data)
-    # Skip interpreter shutdown: threads and atexit hooks the program left behind
-    # must not keep the process alive once its outcome is known.
-    os._exit(0)
+    _report(result_fd, execute(payload))
+
+
+# -- the zygote: preloaded libraries, one fork per execution ---------------------------
+
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([\w, \t]+)|import[ \t]+([\w., \t]+))",
+    re.MULTILINE,
+)
+
+
+def imports_in(code: str) -> list[str]:
+    """Dotted module names a piece of code imports, including inside code strings.
+
+    ``from a.b import c`` yields ``a.b`` and ``a.b.c``: ``c`` may be a submodule,
+    which importing ``a.b`` alone would not load.
+    """
+    found: list[str] = []
+    for match in _IMPORT_LINE.finditer(code):
+        if match.group(1):
+            found.append(match.group(1))
+            for imported in match.group(2).split(","):
+                words = imported.split()  # "c" or "c as d"
+                name = words[0] if words else ""
+                if name.isidentifier():
+                    found.append(match.group(1) + "." + name)
+        else:
+            for part in match.group(3).split(","):
+                words = part.split()
+                if words and all(p.isidentifier() for p in words[0].split(".")):
+                    found.append(words[0])
+    return list(dict.fromkeys(found))
+
+
+def preload(modules: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Import ``modules`` here, once, so that every forked child inherits them.
+
+    A name that is not a module (``from numpy import array`` yields ``numpy.array``)
+    or that fails to import is simply left to the child. Returns what was imported
+    and what failed, with the reason.
+    """
+    import importlib
+    import importlib.util
+
+    loaded: list[str] = []
+    failed: dict[str, str] = {}
+    for name in modules:
+        if name in sys.modules:
+            continue
+        try:  # imports the parent packages, which the child would import too
+            if importlib.util.find_spec(name) is None:
+                continue
+        except (ImportError, ValueError, AttributeError):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                importlib.import_module(name)
+                loaded.append(name)
+            except BaseException as exc:  # a broken module must not stop the zygote
+                failed[name] = "%s: %s" % (_qualified(type(exc)), exc)
+    return loaded, failed
+
+
+# A tiny piece of real work per library: run in a forked child, it shows whether the
+# library still works after a fork (thread pools, runtimes initialised at import).
+_FORK_PROBES = {
+    "numpy": "import numpy; numpy.ones(3).sum()",
+    "torch": "import torch; torch.ones(8, 8).matmul(torch.ones(8, 8)).sum().item()",
+    "tensorflow": "import tensorflow as tf; float(tf.reduce_sum(tf.ones((8, 8)) @ tf.ones((8, 8))))",
+    "sklearn": "from sklearn.linear_model import LinearRegression; LinearRegression().fit([[0], [1]], [0, 1])",
+}
+_FORK_PROBE_TIMEOUT = 60.0
+
+
+def _reset_after_fork() -> None:
+    """Give the child what a fresh interpreter would have: fresh random seeds, default signals."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(
+                signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler
+            )
+    # ``random`` reseeds itself after fork; the libraries' global generators do not.
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        with contextlib.suppress(Exception):
+            numpy.random.seed()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        with contextlib.suppress(Exception):
+            torch.seed()
+
+
+def fork_probe(library: str) -> str | None:
+    """None when ``library`` works in a forked child, else the reason it does not."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            _reset_after_fork()
+            exec(_FORK_PROBES[library], {})
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    deadline = time.monotonic() + _FORK_PROBE_TIMEOUT
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = _exit_code(status)
+            return None if code == 0 else "a forked child failed (%s)" % _describe_exit(code)
+        time.sleep(0.01)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return "a forked child hung for %gs" % _FORK_PROBE_TIMEOUT
 
 
 # -- scheduling executions (in the runner) ----------------------------------------------
 
 
-class _Running:
-    """One child process and what it has sent so far."""
+class _Child:
+    """One execution's process, forked from the zygote or a fresh interpreter."""
 
     def __init__(
         self,
         index: int,
-        spec: Json,
-        proc: subprocess.Popen[bytes],
-        result_r: int,
+        pid: int,
+        output_fd: int,
+        result_fd: int,
         workdir: str,
-        deadline: float,
+        timeout: float,
+        popen: subprocess.Popen[bytes] | None = None,
     ) -> None:
         self.index = index
-        self.spec = spec
-        self.proc = proc
-        assert proc.stdout is not None
-        self.output = proc.stdout
-        self.result_r = result_r
+        self.pid = pid
+        self.popen = popen
+        self.fds = {"output": output_fd, "result": result_fd}
         self.workdir = workdir
         self.start = time.monotonic()
-        self.deadline = deadline
+        self.deadline = self.start + timeout
         self.result = bytearray()
         self.head = bytearray()
         self.tail = bytearray()
         self.output_bytes = 0
-        self.open = {"output", "result"}
         self.timed_out = False
         self.exited_at: float | None = None
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            if self.popen is not None:
+                self.returncode = self.popen.poll()
+            else:
+                with contextlib.suppress(ChildProcessError):
+                    done, status = os.waitpid(self.pid, os.WNOHANG)
+                    if done:
+                        self.returncode = _exit_code(status)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            if self.popen is not None:
+                self.returncode = self.popen.wait()
+            else:
+                _, status = os.waitpid(self.pid, 0)
+                self.returncode = _exit_code(status)
+        return self.returncode
+
+    def kill_group(self) -> None:
+        # Each child leads its own session and process group: this reaches
+        # everything it started that did not escape into a session of its own.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+
+
+def _exit_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return "killed by %s" % signal.Signals(-code).name
+        except ValueError:
+            return "killed by signal %d" % -code
+    return "exit status %d" % code
 
 
 class Scheduler:
-    def __init__(self, batch: Json, emit: Callable[[int, Json], None]) -> None:
+    """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends."""
+
+    def __init__(
+        self, batch: Json, emit: Callable[[int, Json], None], protocol_fd: int = -1
+    ) -> None:
         self.batch = batch
         self.emit = emit
+        self.protocol_fd = protocol_fd
         self.jobs = max(1, int(batch.get("jobs", 1)))
         self.output_limit = int(batch.get("output_limit", 65536))
         self.memory_mb = batch.get("memory_mb")
+        self.isolation = batch.get("isolation", "zygote")
         self.selector = selectors.DefaultSelector()
-        self.running: dict[int, _Running] = {}
-        self.env = _child_environment(batch.get("env", {}))
+        self.running: dict[int, _Child] = {}
+        self.env = _child_environment()
+        self.fresh_only: dict[str, str] = {}  # top-level module → why it is not forked
+        self.preloaded: list[str] = []
+        self.preload_failures: dict[str, str] = {}
 
+    # -- setup ----------------------------------------------------------------------
+    def prepare_zygote(self) -> None:
+        """Import what the batch's problems import, then check each heavy library forks."""
+        wanted: list[str] = []
+        for problem in self.batch["problems"].values():
+            wanted.extend(imports_in(problem["context"]))
+        for spec in self.batch["executions"]:
+            if spec.get("trusted"):
+                wanted.extend(imports_in(spec["solution"]))
+        configured = set(self.batch.get("fresh_for", []))
+        for module in configured:
+            self.fresh_only[module] = "configured to run in a fresh interpreter"
+        wanted = [m for m in dict.fromkeys(wanted) if m.split(".")[0] not in configured]
+        self.preloaded, self.preload_failures = preload(wanted)
+        for library in _FORK_PROBES:
+            if library in sys.modules and library not in self.fresh_only:
+                reason = fork_probe(library)
+                if reason:
+                    self.fresh_only[library] = reason
+        # Objects that exist now are never collected in a child: without this, the
+        # first collection in each child would write to (and copy) every page.
+        gc.collect()
+        if hasattr(gc, "freeze"):
+            gc.freeze()
+
+    def info(self) -> Json:
+        return {
+            "isolation": self.isolation,
+            "preloaded": self.preloaded,
+            "fresh_only": self.fresh_only,
+            "preload_failures": self.preload_failures,
+        }
+
+    # -- main loop --------------------------------------------------------------------
     def run(self) -> None:
         problems = self.batch["problems"]
         queue = []
@@ -235,21 +449,23 @@ class Scheduler:
             problem = problems[spec["problem"]]
             missing = [m for m in problem.get("requires", []) if not _importable(m, missing_cache)]
             if missing:
-                self.emit(
-                    index,
-                    _outcome(
-                        "skipped",
-                        message="needs %s, not installed in this environment" % ", ".join(missing),
-                    ),
-                )
+                message = "needs %s, not installed in this environment" % ", ".join(missing)
+                self.emit(index, _outcome("skipped", message=message))
             else:
                 queue.append((index, spec))
+        if self.isolation == "zygote" and queue:
+            self.prepare_zygote()
         queue.reverse()
         while queue or self.running:
             while queue and len(self.running) < self.jobs:
                 index, spec = queue.pop()
                 self._start(index, spec)
             self._wait()
+
+    def _fresh_for(self, problem: Json) -> bool:
+        if self.isolation != "zygote":
+            return True
+        return any(m in self.fresh_only for m in problem.get("requires", []))
 
     def _start(self, index: int, spec: Json) -> None:
         problem = self.batch["problems"][spec["problem"]]
@@ -258,114 +474,142 @@ class Scheduler:
             "solution": spec["solution"],
             "memory_mb": self.memory_mb,
         }
+        timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
         workdir = tempfile.mkdtemp(prefix="harness-exec-")
+        if self._fresh_for(problem):
+            child = self._spawn_fresh(index, payload, workdir, timeout)
+        else:
+            child = self._fork(index, payload, workdir, timeout)
+        self.running[index] = child
+        for kind, fd in child.fds.items():
+            self.selector.register(fd, selectors.EVENT_READ, (child, kind))
+
+    def _spawn_fresh(self, index: int, payload: Json, workdir: str, timeout: float) -> _Child:
+        out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
-        proc = subprocess.Popen(
+        popen = subprocess.Popen(
             [sys.executable, "-s", _HERE, "exec", str(result_w)],
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stdout=out_w,
+            stderr=out_w,
             cwd=workdir,
             env=self.env,
             pass_fds=(result_w,),
             start_new_session=True,
         )
+        os.close(out_w)
         os.close(result_w)
-        assert proc.stdin is not None
-        assert proc.stdout is not None
+        assert popen.stdin is not None
         try:
-            proc.stdin.write(json.dumps(payload).encode("utf-8"))
-            proc.stdin.close()
+            popen.stdin.write(json.dumps(payload).encode("utf-8"))
+            popen.stdin.close()
         except OSError:
             pass  # the child died at once; its exit is reported as a crash
-        timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
-        run = _Running(index, spec, proc, result_r, workdir, time.monotonic() + timeout)
-        self.running[index] = run
-        self.selector.register(proc.stdout, selectors.EVENT_READ, (run, "output"))
-        self.selector.register(result_r, selectors.EVENT_READ, (run, "result"))
+        return _Child(index, popen.pid, out_r, result_r, workdir, timeout, popen)
+
+    def _fork(self, index: int, payload: Json, workdir: str, timeout: float) -> _Child:
+        out_r, out_w = os.pipe()
+        result_r, result_w = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            try:
+                os.setsid()
+                # Nothing the runner holds is the child's business: not the protocol,
+                # not the other executions' pipes.
+                for fd in [self.protocol_fd, out_r, result_r] + [
+                    f for c in self.running.values() for f in c.fds.values()
+                ]:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+                devnull = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(devnull, 0)
+                os.dup2(out_w, 1)
+                os.dup2(out_w, 2)
+                os.chdir(workdir)
+                _reset_after_fork()
+                _limit_memory(payload.get("memory_mb"))
+                _report(result_w, execute(payload))
+            finally:
+                os._exit(70)
+        os.close(out_w)
+        os.close(result_w)
+        return _Child(index, pid, out_r, result_r, workdir, timeout)
 
     def _wait(self) -> None:
         now = time.monotonic()
         wake = min(
-            [r.deadline for r in self.running.values()]
-            + [r.exited_at + _KILL_GRACE for r in self.running.values() if r.exited_at]
+            [c.deadline for c in self.running.values()]
+            + [c.exited_at + _KILL_GRACE for c in self.running.values() if c.exited_at]
         )
-        events = self.selector.select(timeout=max(0.0, min(wake - now, 0.2)))
+        events = self.selector.select(timeout=max(0.0, min(wake - now, 0.05)))
         for key, _ in events:
-            run, kind = key.data
-            fd = key.fd
+            child, kind = key.data
             try:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(key.fd, 65536)
             except OSError:
                 chunk = b""
             if not chunk:
-                self._close(run, kind)
+                self._close(child, kind)
             elif kind == "result":
-                run.result.extend(chunk)
+                child.result.extend(chunk)
             else:
-                self._keep_output(run, chunk)
+                self._keep_output(child, chunk)
         now = time.monotonic()
-        for run in list(self.running.values()):
-            if run.exited_at is None and run.proc.poll() is not None:
-                run.exited_at = now
-            if run.exited_at is None and now >= run.deadline:
-                run.timed_out = True
-                _kill_group(run.proc)
-                run.exited_at = now
-            done = run.exited_at is not None and (
-                not run.open or now >= run.exited_at + _KILL_GRACE
-            )
-            if done:
-                self._finish(run)
+        for child in list(self.running.values()):
+            if child.exited_at is None and child.poll() is not None:
+                child.exited_at = now
+            if child.exited_at is None and now >= child.deadline:
+                child.timed_out = True
+                child.kill_group()
+                child.exited_at = now
+            if child.exited_at is not None and (
+                not child.fds or now >= child.exited_at + _KILL_GRACE
+            ):
+                self._finish(child)
 
-    def _close(self, run: _Running, kind: str) -> None:
+    def _close(self, child: _Child, kind: str) -> None:
         """Stop watching and close one of a child's pipes, exactly once."""
-        if kind not in run.open:
-            return
-        run.open.discard(kind)
-        if kind == "result":
-            self.selector.unregister(run.result_r)
-            os.close(run.result_r)
-        else:
-            self.selector.unregister(run.output)
-            run.output.close()
+        fd = child.fds.pop(kind, None)
+        if fd is not None:
+            self.selector.unregister(fd)
+            os.close(fd)
 
-    def _keep_output(self, run: _Running, chunk: bytes) -> None:
+    def _keep_output(self, child: _Child, chunk: bytes) -> None:
         half = self.output_limit // 2
-        run.output_bytes += len(chunk)
-        if len(run.head) < half:
-            take = half - len(run.head)
-            run.head.extend(chunk[:take])
+        child.output_bytes += len(chunk)
+        if len(child.head) < half:
+            take = half - len(child.head)
+            child.head.extend(chunk[:take])
             chunk = chunk[take:]
         if chunk:
-            run.tail.extend(chunk)
-            del run.tail[: max(0, len(run.tail) - half)]
+            child.tail.extend(chunk)
+            del child.tail[: max(0, len(child.tail) - half)]
 
-    def _finish(self, run: _Running) -> None:
+    def _finish(self, child: _Child) -> None:
         # Whatever the execution left behind in its process group goes with it.
-        _kill_group(run.proc)
-        run.proc.wait()
-        for kind in list(run.open):
-            self._close(run, kind)
-        del self.running[run.index]
-        shutil.rmtree(run.workdir, ignore_errors=True)
-        duration = time.monotonic() - run.start
-        output = bytes(run.head)
-        if run.output_bytes > len(run.head) + len(run.tail):
-            output += b"\n[... %d bytes not kept ...]\n" % (
-                run.output_bytes - len(run.head) - len(run.tail)
+        child.kill_group()
+        child.wait()
+        for kind in list(child.fds):
+            self._close(child, kind)
+        del self.running[child.index]
+        shutil.rmtree(child.workdir, ignore_errors=True)
+        duration = time.monotonic() - child.start
+        if child.timed_out:
+            outcome = _outcome(
+                "timeout", message="exceeded the time limit of %gs" % (child.deadline - child.start)
             )
-        output += bytes(run.tail)
-        text = output.decode("utf-8", "replace")
-        if run.timed_out:
-            timeout = run.deadline - run.start
-            outcome = _outcome("timeout", message="exceeded the time limit of %gs" % timeout)
         else:
-            outcome = _parse_result(bytes(run.result), run.proc.returncode)
+            outcome = _parse_result(bytes(child.result), child.wait())
         outcome["duration_s"] = round(duration, 4)
         if outcome["status"] != "pass":
-            outcome["output"] = text
-        self.emit(run.index, outcome)
+            output = bytes(child.head)
+            lost = child.output_bytes - len(child.head) - len(child.tail)
+            if lost > 0:
+                output += b"\n[... %d bytes not kept ...]\n" % lost
+            outcome["output"] = (output + bytes(child.tail)).decode("utf-8", "replace")
+        self.emit(child.index, outcome)
 
 
 def _parse_result(data: bytes, returncode: int) -> Json:
@@ -377,10 +621,7 @@ def _parse_result(data: bytes, returncode: int) -> Json:
         if isinstance(result, dict) and result.get("status") in ("pass", "fail", "error"):
             return result
     if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = "signal %d" % -returncode
+        name = _describe_exit(returncode).replace("killed by ", "")
         return _outcome("crash", exc_type=name, message="killed by %s" % name)
     return _outcome(
         "crash", message="exited with status %d before reporting an outcome" % returncode
@@ -389,11 +630,6 @@ def _parse_result(data: bytes, returncode: int) -> Json:
 
 def _outcome(status: str, exc_type: str | None = None, message: str = "") -> Json:
     return {"status": status, "exc_type": exc_type, "message": message, "warnings": []}
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _importable(module: str, cache: dict[str, bool]) -> bool:
@@ -407,25 +643,69 @@ def _importable(module: str, cache: dict[str, bool]) -> bool:
     return cache[module]
 
 
-def _child_environment(extra: dict[str, str]) -> dict[str, str]:
+_ENVIRONMENT = {
+    "PYTHONHASHSEED": "0",  # set and dict order of strings repeat from run to run
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "MPLBACKEND": "Agg",
+    "TF_CPP_MIN_LOG_LEVEL": "2",
+    # One thread per execution: results do not depend on the core count, and
+    # parallel executions do not fight over the same cores.
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+def _child_environment() -> dict[str, str]:
     """The environment executions see: ours, minus anything that redirects Python."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(
-        {
-            "PYTHONHASHSEED": "0",  # set and dict order of strings repeat from run to run
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8",
-            "MPLBACKEND": "Agg",
-            "TF_CPP_MIN_LOG_LEVEL": "2",
-            # One thread per execution: results do not depend on the core count, and
-            # parallel executions do not fight over the same cores.
-            "OMP_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-        }
-    )
-    env.update(extra)
+    env.update(_ENVIRONMENT)
     return env
+
+
+def _in_child_environment() -> bool:
+    return all(os.environ.get(k) == v for k, v in _ENVIRONMENT.items())
+
+
+# -- the compute floor (benchmarks only) --------------------------------------------------
+
+
+def floor(batch: Json, emit: Callable[[int, Json], None]) -> None:
+    """Run the batch's programs one after another in warm processes, with no isolation.
+
+    Not a grader: state carries from one program to the next, and nothing is
+    limited. It bounds from below what any isolating executor can reach: the
+    programs' own compute. With ``jobs`` > 1 the preloaded process forks that many
+    workers, each taking every ``jobs``-th program.
+    """
+    scheduler = Scheduler(batch, emit)
+    scheduler.prepare_zygote()
+    jobs = scheduler.jobs
+    executions = list(enumerate(batch["executions"]))
+    workers = []
+    for worker in range(jobs):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the worker
+            os.close(read_fd)
+            with os.fdopen(write_fd, "w") as out:
+                for index, spec in executions[worker::jobs]:
+                    problem = batch["problems"][spec["problem"]]
+                    start = time.monotonic()
+                    outcome = execute({"context": problem["context"], "solution": spec["solution"]})
+                    outcome["duration_s"] = round(time.monotonic() - start, 4)
+                    out.write(json.dumps({"seq": index, "outcome": outcome}) + "\n")
+                    out.flush()
+            os._exit(0)
+        os.close(write_fd)
+        workers.append((pid, read_fd))
+    for pid, read_fd in workers:
+        with os.fdopen(read_fd) as lines:
+            for line in lines:
+                event = json.loads(line)
+                emit(event["seq"], event["outcome"])
+        os.waitpid(pid, 0)
 
 
 # -- probing the environment -------------------------------------------------------------
@@ -471,25 +751,35 @@ def main(argv: list[str]) -> int:
         sys.path.pop(0)
     command = argv[1] if len(argv) > 1 else ""
     if command == "exec":
-        child_main(int(argv[2]))
+        fresh_child_main(int(argv[2]))
         return 0
+    if command in ("run", "floor") and not _in_child_environment():
+        # Start over in exactly the environment a fresh execution gets, so forked
+        # executions (which inherit ours) see the same: hash seed, backends, threads.
+        os.execve(sys.executable, [sys.executable, "-s", _HERE, *argv[1:]], _child_environment())
     # The protocol owns our standard output; everything else printed goes to stderr.
-    protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    protocol_fd = os.dup(1)
+    protocol = os.fdopen(protocol_fd, "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
-    if command == "run":
+    if command in ("run", "floor"):
         with open(argv[2], encoding="utf-8") as fh:
             batch = json.load(fh)
 
         def emit(index: int, outcome: Json) -> None:
             protocol.write(json.dumps({"seq": index, "outcome": outcome}) + "\n")
 
-        Scheduler(batch, emit).run()
-        protocol.write(json.dumps({"done": True, "protocol": PROTOCOL}) + "\n")
+        if command == "floor":
+            floor(batch, emit)
+            protocol.write(json.dumps({"done": True, "protocol": PROTOCOL}) + "\n")
+            return 0
+        scheduler = Scheduler(batch, emit, protocol_fd)
+        scheduler.run()
+        protocol.write(json.dumps({"done": True, "protocol": PROTOCOL, **scheduler.info()}) + "\n")
         return 0
     if command == "probe":
         protocol.write(json.dumps(probe(argv[2:])) + "\n")
         return 0
-    sys.stderr.write("usage: envside.py run BATCH.json | probe MODULE... | exec FD\n")
+    sys.stderr.write("usage: envside.py run|floor BATCH.json | probe MODULE... | exec FD\n")
     return 2
 
 

@@ -83,7 +83,8 @@ def run(job: Job, reporter: Reporter) -> Summary:
         job.run_dir.outcomes(combo.id).unlink(missing_ok=True)
         reporter.combo_started(combo.id, len(executions))
         with OutcomeWriter(job.run_dir.outcomes(combo.id)) as writer:
-            ComboRun(job.run_dir.run_id, info, writer, job.options, reporter.outcome).run(
-                executions
-            )
+            combo_run = ComboRun(job.run_dir.run_id, info, writer, job.options, reporter.outcome)
+            combo_run.run(executions)
+        if combo_run.executor:
+            write_json(job.run_dir.executor_info(combo.id), combo_run.executor)
     return reports.write_reports(job.run_dir)

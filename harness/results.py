@@ -134,6 +134,9 @@ class RunDir:
     def env_info(self, combo: str) -> Path:
         return self.root / "envs" / f"{combo}.json"
 
+    def executor_info(self, combo: str) -> Path:
+        return self.root / "envs" / f"{combo}.executor.json"
+
     def junit(self, combo: str) -> Path:
         return self.root / "junit" / f"{combo}.xml"
 

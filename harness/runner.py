@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.envs import ENVSIDE, EnvInfo
+from harness.problems import MODEL_PREFIX
 from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status
 
 if TYPE_CHECKING:
@@ -34,6 +35,10 @@ class RunOptions:
     timeout: float = 120.0  # default per execution; a problem's own timeout wins
     memory_mb: int | None = DEFAULT_MEMORY_MB
     output_limit: int = 64 * 1024
+    # "zygote": fork each execution from a process that preloaded the libraries;
+    # "fresh": a new interpreter per execution, as DS-1000's own grader does.
+    isolation: str = "zygote"
+    fresh_for: tuple[str, ...] = ()  # top-level modules whose problems always run fresh
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ def pair(problems: Sequence[Problem], solutions: Sequence[Solution]) -> list[Exe
     return [Execution(p, s) for p in problems for s in by_problem.get(p.id, [])]
 
 
-def _batch(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
+def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
     problems: dict[str, Any] = {}
     for e in executions:
         if e.problem.id not in problems:
@@ -63,12 +68,16 @@ def _batch(executions: Sequence[Execution], options: RunOptions) -> dict[str, An
         "timeout": options.timeout,
         "memory_mb": options.memory_mb,
         "output_limit": options.output_limit,
+        "isolation": options.isolation,
+        "fresh_for": list(options.fresh_for),
         "problems": problems,
         "executions": [
             {
                 "problem": e.problem.id,
                 "source": e.solution.source,
                 "solution": e.solution.code,
+                # only code we trust may name modules for the zygote to import
+                "trusted": not e.solution.source.startswith(MODEL_PREFIX),
                 "timeout": e.problem.timeout or options.timeout,
             }
             for e in executions
@@ -93,6 +102,7 @@ class ComboRun:
         self.options = options
         self.on_outcome = on_outcome or (lambda _o: None)
         self.versions = env.library_versions()
+        self.executor: dict[str, Any] = {}  # what the env-side runner reports at the end
 
     def outcome(self, e: Execution, seq: int, status: Status, **fields: Any) -> Outcome:
         return Outcome(
@@ -127,7 +137,9 @@ class ComboRun:
         )
         with tempfile.TemporaryDirectory(prefix="harness-batch-") as tmp:
             batch_path = Path(tmp) / "batch.json"
-            batch_path.write_text(json.dumps(_batch(executions, self.options)), encoding="utf-8")
+            batch_path.write_text(
+                json.dumps(batch_payload(executions, self.options)), encoding="utf-8"
+            )
             stderr_tail: deque[str] = deque(maxlen=40)
             proc = subprocess.Popen(
                 [str(self.env.python_exe), "-s", str(ENVSIDE), "run", str(batch_path)],
@@ -142,7 +154,12 @@ class ComboRun:
             drain = _Drain(proc.stderr, stderr_tail)
             for line in proc.stdout:
                 event = _decode(line)
-                if event is None or "seq" not in event:
+                if event is None:
+                    continue
+                if event.get("done"):
+                    self.executor = {k: v for k, v in event.items() if k != "done"}
+                    continue
+                if "seq" not in event:
                     continue
                 index = int(event["seq"])
                 if index in pending:

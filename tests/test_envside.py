@@ -25,12 +25,37 @@ CHECK_THREE = textwrap.dedent("""
 """)
 
 
+@pytest.fixture(params=["zygote", "fresh"], autouse=True)
+def isolation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs in both isolation modes."""
+    monkeypatch.setattr(sys.modules[__name__], "ISOLATION", request.param)
+    return str(request.param)
+
+
+ISOLATION = "zygote"
+
+
 def run_batch(
-    tmp_path: Path, solutions: list[str], context: str = CHECK_THREE, **options: Any
+    tmp_path: Path,
+    solutions: list[str],
+    context: str = CHECK_THREE,
+    python: str = sys.executable,
+    **options: Any,
 ) -> list[dict[str, Any]]:
+    return run_batch_info(tmp_path, solutions, context, python, **options)[0]
+
+
+def run_batch_info(
+    tmp_path: Path,
+    solutions: list[str],
+    context: str = CHECK_THREE,
+    python: str = sys.executable,
+    **options: Any,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     batch = {
         "jobs": 2,
         "timeout": 10,
+        "isolation": ISOLATION,
         "problems": {"p": {"context": context, "requires": options.pop("requires", [])}},
         "executions": [{"problem": "p", "source": "reference", "solution": s} for s in solutions],
         **options,
@@ -38,17 +63,18 @@ def run_batch(
     path = tmp_path / "batch.json"
     path.write_text(json.dumps(batch))
     proc = subprocess.run(
-        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
+        [python, "-s", str(ENVSIDE), "run", str(path)],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert lines[-1] == {"done": True, "protocol": 1}
+    assert lines[-1]["done"] is True
+    assert lines[-1]["protocol"] == 1
     by_seq = {line["seq"]: line["outcome"] for line in lines[:-1]}
     assert sorted(by_seq) == list(range(len(solutions)))
-    return [by_seq[i] for i in range(len(solutions))]
+    return [by_seq[i] for i in range(len(solutions))], lines[-1]
 
 
 @pytest.mark.parametrize(
@@ -194,3 +220,86 @@ def test_hash_seed_is_fixed(tmp_path: Path) -> None:
     solution = "import os\nresult = 3 if os.environ.get('PYTHONHASHSEED') == '0' else 0"
     (outcome,) = run_batch(tmp_path, [solution])
     assert outcome["status"] == "pass"
+
+
+# -- isolation: nothing one execution does reaches the next -----------------------------
+
+PASS_CONTEXT = "def test_execution(solution):\n    exec(solution, {})\n"
+
+LEAKS = [
+    ("cwd", "import os; os.chdir('/')", "import os; assert os.getcwd() != '/'"),
+    (
+        "environment variable",
+        "import os; os.environ['LEAKED'] = '1'",
+        "import os; assert 'LEAKED' not in os.environ",
+    ),
+    (
+        "sys.modules",
+        "import sys, types; sys.modules['json'] = types.ModuleType('json')",
+        "import json; assert hasattr(json, 'dumps')",
+    ),
+    (
+        "monkeypatch",
+        "import json; json.dumps = lambda *a, **k: 'patched'",
+        "import json; assert json.dumps(1) == '1'",
+    ),
+    ("builtins", "import builtins; builtins.len = lambda x: 0", "assert len([1]) == 1"),
+    (
+        "sys.path",
+        "import sys; sys.path.insert(0, '/leaked')",
+        "import sys; assert '/leaked' not in sys.path",
+    ),
+    (
+        "random seed",
+        "import random; random.seed(7)",
+        "import random; assert random.random() != random.Random(7).random()",
+    ),
+    (
+        "warnings filters",
+        "import warnings; warnings.simplefilter('error')",
+        "import warnings; warnings.warn('x')",
+    ),
+    (
+        "recursion limit",
+        "import sys; sys.setrecursionlimit(50)",
+        "import sys; assert sys.getrecursionlimit() >= 1000",
+    ),
+    (
+        "files in the working directory",
+        "open('left.txt', 'w').write('x')",
+        "import os; assert not os.path.exists('left.txt')",
+    ),
+    (
+        "a thread left running",
+        "import threading, time; threading.Thread(target=time.sleep, args=(60,)).start()",
+        "import threading; assert threading.active_count() == 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "change", "check"), LEAKS, ids=[leak[0] for leak in LEAKS])
+def test_state_does_not_leak(tmp_path: Path, kind: str, change: str, check: str) -> None:
+    outcomes = run_batch(tmp_path, [change, check], context=PASS_CONTEXT, jobs=1)
+    assert [o["status"] for o in outcomes] == ["pass", "pass"], outcomes
+
+
+def test_forked_executions_draw_different_random_numbers(tmp_path: Path) -> None:
+    draw = f"import random, os; open(os.path.join({str(tmp_path)!r}, str(os.getpid())), 'w').write(repr(random.random()))"
+    outcomes = run_batch(tmp_path, [draw] * 4, context=PASS_CONTEXT, jobs=1)
+    assert [o["status"] for o in outcomes] == ["pass"] * 4
+    draws = {p.read_text() for p in tmp_path.iterdir() if p.name.isdigit()}
+    assert len(draws) == 4
+
+
+def test_zygote_preloads_what_problems_import(tmp_path: Path) -> None:
+    context = "import json\nimport xml.dom.minidom\nfrom email import message\n" + CHECK_THREE
+    outcomes, info = run_batch_info(
+        tmp_path, ["result = 3", "import csv\nresult = 3"], context=context
+    )
+    assert [o["status"] for o in outcomes] == ["pass", "pass"]
+    assert info["isolation"] == ISOLATION
+    if ISOLATION == "zygote":
+        # submodules named by from-imports are loaded too; modules named only by solutions are not
+        assert info["preloaded"] == ["xml.dom.minidom", "email", "email.message"]
+    else:
+        assert info["preloaded"] == []

@@ -1,0 +1,153 @@
+"""Executor benchmark: fresh interpreters vs the zygote vs the compute floor, side by side.
+
+    python benchmarks/executor.py                          # DS-1000 references + problems/
+    python benchmarks/executor.py --limit 100 --jobs 1     # a quick look
+
+For each problem set and each ``-j``, in one run and one environment:
+
+* fresh  — a new interpreter per execution (DS-1000's own grading);
+* zygote — one fork per execution from a process that preloaded the libraries;
+* floor  — the same programs exec'd one after another in warm processes, with no
+  isolation at all: not a grader, the lower bound of what isolation can reach.
+
+Wall times include each mode's start-up (the zygote's imports). Statuses of fresh and
+zygote must be identical; every difference is listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness import problems as problems_mod  # noqa: E402
+from harness import spec  # noqa: E402
+from harness.envs import ENVSIDE, EnvBuilder  # noqa: E402
+from harness.problems import REFERENCE, Solution  # noqa: E402
+from harness.runner import Execution, RunOptions, batch_payload  # noqa: E402
+
+DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
+
+
+def run_mode(
+    python: Path, executions: list[Execution], mode: str, jobs: int
+) -> tuple[float, dict[int, Any]]:
+    options = RunOptions(jobs=jobs, isolation="fresh" if mode == "fresh" else "zygote")
+    with tempfile.TemporaryDirectory() as tmp:
+        batch = Path(tmp) / "batch.json"
+        batch.write_text(json.dumps(batch_payload(executions, options)))
+        command = "floor" if mode == "floor" else "run"
+        start = time.monotonic()
+        proc = subprocess.run(
+            [str(python), "-s", str(ENVSIDE), command, str(batch)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        wall = time.monotonic() - start
+    outcomes = {}
+    for line in proc.stdout.splitlines():
+        event = json.loads(line)
+        if "seq" in event:
+            outcomes[event["seq"]] = event["outcome"]
+    return wall, outcomes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matrix", default=str(ROOT / "matrix.toml"))
+    parser.add_argument("--combo", default="ds1000-2024")
+    parser.add_argument("--env-dir", default=str(ROOT / ".harness" / "envs"))
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--limit", type=int, help="only the first N problems of each set")
+    parser.add_argument("--sets", nargs="+", default=["ds1000", "problems"])
+    parser.add_argument("--modes", nargs="+", default=["fresh", "zygote", "floor"])
+    parser.add_argument("--json", help="also write the raw numbers here")
+    args = parser.parse_args()
+
+    combo = spec.load(args.matrix).by_id[args.combo]
+    env, _ = EnvBuilder(Path(args.env_dir)).build(combo)
+    if not env.ok:
+        print(f"cannot build {combo.id}: {env.error}", file=sys.stderr)
+        return 1
+    sets: dict[str, list[problems_mod.Problem]] = {}
+    if "ds1000" in args.sets and DS1000.is_file():
+        sets["ds1000"] = problems_mod.load_ds1000(DS1000)
+    if "problems" in args.sets:
+        sets["problems"] = problems_mod.load_problems([ROOT / "problems"])
+    print(
+        f"machine: {platform.machine()}, {platform.processor() or '?'}; cores: "
+        f"{subprocess.run(['nproc'], capture_output=True, text=True, check=False).stdout.strip()}; "
+        f"env {combo.id}: Python {env.python}, "
+        + ", ".join(f"{k} {v}" for k, v in env.library_versions().items())
+    )
+    raw: dict[str, Any] = {}
+    rows = []
+    for name, problems in sets.items():
+        chosen = problems[: args.limit] if args.limit else problems
+        executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
+        for jobs in args.jobs:
+            results = {
+                mode: run_mode(env.python_exe, executions, mode, jobs) for mode in args.modes
+            }
+            raw[f"{name}-j{jobs}"] = {
+                m: {"wall": w, "outcomes": o} for m, (w, o) in results.items()
+            }
+            walls = {m: w for m, (w, _) in results.items()}
+            diffs = []
+            if "fresh" in results and "zygote" in results:
+                fresh, zygote = results["fresh"][1], results["zygote"][1]
+                diffs = [
+                    (executions[i].problem.id, fresh[i]["status"], zygote[i]["status"])
+                    for i in range(len(executions))
+                    if fresh[i]["status"] != zygote[i]["status"]
+                ]
+            overhead = None
+            if "zygote" in results and "floor" in results:
+                z, f = results["zygote"][1], results["floor"][1]
+                overhead = statistics.median(
+                    z[i]["duration_s"] - f[i]["duration_s"] for i in range(len(executions))
+                )
+            rows.append((name, len(executions), jobs, walls, overhead, diffs))
+    print()
+    print(
+        "| set | executions | -j | fresh s | zygote s | floor s | zygote / floor | fresh / zygote | median overhead (zygote - floor) | status differences |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, n, jobs, walls, overhead, diffs in rows:
+
+        def cell(mode: str, walls: dict[str, float] = walls) -> str:
+            return f"{walls[mode]:.1f}" if mode in walls else "–"
+
+        zf = (
+            f"{walls['zygote'] / walls['floor']:.2f}×" if {"zygote", "floor"} <= set(walls) else "–"
+        )
+        fz = (
+            f"{walls['fresh'] / walls['zygote']:.1f}×" if {"fresh", "zygote"} <= set(walls) else "–"
+        )
+        oh = f"{overhead * 1000:.0f} ms" if overhead is not None else "–"
+        print(
+            f"| {name} | {n} | {jobs} | {cell('fresh')} | {cell('zygote')} | {cell('floor')} | {zf} | {fz} | {oh} | {len(diffs)} |"
+        )
+    for name, _, jobs, _, _, diffs in rows:
+        for problem_id, fresh_status, zygote_status in diffs:
+            print(
+                f"difference ({name}, -j {jobs}): {problem_id}: fresh {fresh_status}, zygote {zygote_status}"
+            )
+    if args.json:
+        Path(args.json).write_text(json.dumps(raw, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
