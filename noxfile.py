@@ -80,3 +80,10 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """The executor benchmark (fresh vs zygote vs compute floor); see BENCHMARKS.md."""
+    _install_harness(session)
+    session.run("python", "benchmarks/executor.py", *session.posargs)

@@ -111,6 +111,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="always run problems that import MODULE in a fresh interpreter (repeatable)",
     )
+    run.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each execution N times per combo to detect flaky ones",
+    )
     run.add_argument("--strict", action="store_true", help="exit 1 when any drift is found")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
@@ -160,8 +167,8 @@ def _load_solutions(
 
 def cmd_run(args: argparse.Namespace) -> int:
     matrix, combos = _select(args)
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    if args.jobs < 1 or args.repeat < 1:
+        raise UsageError("--jobs and --repeat must be at least 1")
     locations = args.problems or ["problems"]
     paths = [datasets.resolve(p) for p in locations]
     all_problems = problems.load_problems(paths)
@@ -178,6 +185,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         memory_mb=args.memory_mb or None,
         isolation=args.isolation,
         fresh_for=tuple(_split(args.fresh_for)),
+        repeat=args.repeat,
     )
     job = pipeline.Job(
         spec=matrix,

@@ -1,35 +1,75 @@
-"""Drift across combos: a solution that passes in the baseline combo and fails in another."""
+"""Drift across combos: how each (problem, solution source) fares from one era to the next.
+
+Combos are put in era order from their versions (one combo precedes another when
+none of its libraries is newer); each (problem, source) then has a trajectory of
+outcomes along that order, and a class:
+
+* ``stable-pass`` / ``stable-fail`` — the same everywhere it ran;
+* ``drifted`` — passes, then fails from some combo on;
+* ``fixed`` — fails, then passes from some combo on;
+* ``version-sensitive`` — changes more than once along the order;
+* ``flaky`` — repeated runs in one env disagree (``--repeat``);
+* ``needs-network`` — failed for want of the network somewhere: never drift;
+* ``env-error`` / ``not-applicable`` — no combo could run it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import enum
+import itertools
+import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from harness.problems import REFERENCE
-from harness.results import Outcome, Status
+from packaging.version import InvalidVersion, Version
+
+from harness.causes import Cause, Diagnosis, diagnose
+from harness.results import CapturedWarning, Outcome, Status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
 
+class DriftClass(str, enum.Enum):
+    STABLE_PASS = "stable-pass"
+    STABLE_FAIL = "stable-fail"
+    DRIFTED = "drifted"
+    FIXED = "fixed"
+    VERSION_SENSITIVE = "version-sensitive"
+    FLAKY = "flaky"
+    NEEDS_NETWORK = "needs-network"
+    ENV_ERROR = "env-error"
+    NOT_APPLICABLE = "not-applicable"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
-class Drift:
+class Trajectory:
+    """One (problem, source) along the combos in era order."""
+
     problem_id: str
-    library: str
     source: str
-    baseline: str
-    combo: str
-    status: Status
-    line: str  # the failure's one-line form, e.g. "AttributeError: ... 'append'"
-    changed: Mapping[str, tuple[str, str]]  # library → (baseline version, combo version)
+    library: str
+    steps: Sequence[tuple[str, Sequence[Outcome]]]  # (combo, its attempts) in era order
+    klass: DriftClass
+    last_good: str | None = None  # the last combo that passes before the first bad one
+    first_bad: str | None = None  # the first combo that fails after passing
+    diagnosis: Diagnosis | None = None  # of the first bad outcome
+    warnings: Sequence[CapturedWarning] = ()  # raised in last_good, the early signs
 
+    def outcome(self, combo: str) -> Outcome | None:
+        return next((attempts[0] for c, attempts in self.steps if c == combo), None)
 
-def index(outcomes: Iterable[Outcome]) -> dict[tuple[str, str], dict[str, Outcome]]:
-    """Outcomes by (problem, source), then by combo."""
-    table: dict[tuple[str, str], dict[str, Outcome]] = {}
-    for o in outcomes:
-        table.setdefault((o.problem_id, o.source), {})[o.combo] = o
-    return table
+    @property
+    def changed(self) -> dict[str, tuple[str, str]]:
+        """Library versions that differ between last_good and first_bad."""
+        good = self.outcome(self.last_good) if self.last_good else None
+        bad = self.outcome(self.first_bad) if self.first_bad else None
+        if good is None or bad is None:
+            return {}
+        return changed_versions(good.versions, bad.versions)
 
 
 def changed_versions(
@@ -41,38 +81,165 @@ def changed_versions(
     }
 
 
-def find_drift(
-    outcomes: Iterable[Outcome],
-    baseline: str,
-    combos: Sequence[str],
-    sources: Sequence[str] = (REFERENCE,),
-) -> list[Drift]:
-    """Executions of ``sources`` that pass in ``baseline`` and fail in another combo."""
-    found = []
-    for (problem_id, source), by_combo in index(outcomes).items():
-        if source not in sources:
-            continue
-        base = by_combo.get(baseline)
-        if base is None or base.status is not Status.PASS:
-            continue
-        for combo in combos:
-            other = by_combo.get(combo)
-            if combo == baseline or other is None or not other.status.is_failure:
-                continue
-            found.append(
-                Drift(
-                    problem_id=problem_id,
-                    library=other.library,
-                    source=source,
-                    baseline=baseline,
-                    combo=combo,
-                    status=other.status,
-                    line=other.first_line or other.status.value,
-                    changed=changed_versions(base.versions, other.versions),
-                )
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _not_newer(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    """True when no library (nor Python) of ``a`` is newer than in ``b``."""
+    for key in set(a) & set(b):
+        va, vb = _version(a[key]), _version(b[key])
+        if va is not None and vb is not None and va > vb:
+            return False
+    return True
+
+
+def era_order(combos: Sequence[str], versions: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """``combos`` sorted so that a combo comes after every combo that is strictly older.
+
+    Versions include ``python``. Combos that cannot be compared (an axis that raises
+    numpy but lowers pandas, a combo without an env) keep their matrix order.
+    """
+    remaining = list(combos)
+    order: list[str] = []
+
+    def older(p: str, c: str) -> bool:
+        vp, vc = versions.get(p, {}), versions.get(c, {})
+        return bool(vp) and bool(vc) and _not_newer(vp, vc) and not _not_newer(vc, vp)
+
+    while remaining:
+        # versions on different subsets of libraries can even form a cycle: then matrix order
+        ready = next(
+            (c for c in remaining if not any(older(p, c) for p in remaining if p != c)),
+            remaining[0],
+        )
+        order.append(ready)
+        remaining.remove(ready)
+    return order
+
+
+def _network(outcome: Outcome) -> bool:
+    found = diagnose(outcome)
+    return found is not None and found.cause is Cause.NEEDS_NETWORK
+
+
+def classify(
+    problem_id: str,
+    source: str,
+    steps: Sequence[tuple[str, Sequence[Outcome]]],
+) -> Trajectory:
+    library = next((a[0].library for _, a in steps if a), "")
+    attempts = [o for _, a in steps for o in a]
+    ran = [(c, a) for c, a in steps if a and a[0].status not in (Status.SKIPPED, Status.ENV_ERROR)]
+
+    def plain(klass: DriftClass) -> Trajectory:
+        return Trajectory(problem_id, source, library, steps, klass)
+
+    if any(len({o.status is Status.PASS for o in a}) > 1 for _, a in ran):
+        return plain(DriftClass.FLAKY)
+    if any(_network(o) for o in attempts):
+        return plain(DriftClass.NEEDS_NETWORK)
+    if not ran:
+        if any(o.status is Status.ENV_ERROR for o in attempts):
+            return plain(DriftClass.ENV_ERROR)
+        return plain(DriftClass.NOT_APPLICABLE)
+    passes = [a[0].status is Status.PASS for _, a in ran]
+    changes = sum(1 for x, y in itertools.pairwise(passes) if x != y)
+    if changes == 0:
+        return plain(DriftClass.STABLE_PASS if passes[0] else DriftClass.STABLE_FAIL)
+    if changes > 1:
+        klass = DriftClass.VERSION_SENSITIVE
+    else:
+        klass = DriftClass.DRIFTED if passes[0] else DriftClass.FIXED
+    # The first pass → fail step along the order, with what the passing side warned.
+    for (good, good_attempts), (bad, bad_attempts), ok_before, ok_after in zip(
+        ran, ran[1:], passes, passes[1:], strict=False
+    ):
+        if ok_before and not ok_after:
+            diagnosis = diagnose(bad_attempts[0])
+            return Trajectory(
+                problem_id,
+                source,
+                library,
+                steps,
+                klass,
+                last_good=good,
+                first_bad=bad,
+                diagnosis=diagnosis,
+                warnings=related_warnings(good_attempts[0].warnings, diagnosis),
             )
-    order = {c: i for i, c in enumerate(combos)}
-    return sorted(found, key=lambda d: (order.get(d.combo, 0), _natural(d.problem_id), d.source))
+    return plain(klass)
+
+
+def related_warnings(
+    warnings: Sequence[CapturedWarning], diagnosis: Diagnosis | None
+) -> tuple[CapturedWarning, ...]:
+    """The warnings of a passing run that announce the failure that follows.
+
+    A warning is related when it names the failing symbol (``append`` in "The
+    frame.append method is deprecated"), or, for failures without a symbol, when it
+    comes from the library the failure points into.
+    """
+    if diagnosis is None:
+        return ()
+    names = [n for n in re.findall(r"[A-Za-z_]\w*", diagnosis.symbol) if n not in _GENERIC]
+    if names:
+        leaves = names[-2:] if diagnosis.symbol.endswith("=)") else names[-1:]
+        return tuple(
+            w for w in warnings if any(re.search(rf"\b{re.escape(n)}\b", w.message) for n in leaves)
+        )
+    module = {"scikit-learn": "sklearn"}.get(diagnosis.library, diagnosis.library)
+    return tuple(w for w in warnings if module and w.library == module)
+
+
+# Words too common in symbols to tie a warning to a failure.
+_GENERIC = frozenset(
+    {"pandas", "numpy", "scipy", "sklearn", "matplotlib", "torch", "tf", "DataFrame", "Series"}
+)
+
+
+def trajectories(outcomes: Iterable[Outcome], order: Sequence[str]) -> list[Trajectory]:
+    """Every (problem, source) of ``outcomes`` classified along the combos in ``order``."""
+    table: dict[tuple[str, str], dict[str, list[Outcome]]] = {}
+    for o in outcomes:
+        table.setdefault((o.problem_id, o.source), {}).setdefault(o.combo, []).append(o)
+    out = []
+    for (problem_id, source), by_combo in table.items():
+        steps = [(c, sorted(by_combo[c], key=lambda o: o.attempt)) for c in order if c in by_combo]
+        out.append(classify(problem_id, source, steps))
+    return sorted(out, key=lambda t: (_natural(t.problem_id), t.source))
+
+
+@dataclass(frozen=True)
+class WarningGroup:
+    """One deprecation message, and the passing executions that raised it."""
+
+    library: str
+    category: str
+    message: str
+    executions: Sequence[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # (combo, problem, source)
+
+
+def will_break(outcomes: Iterable[Outcome]) -> list[WarningGroup]:
+    """Passing executions that raised deprecation warnings, grouped by library and message."""
+    groups: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
+    for o in outcomes:
+        if o.status is not Status.PASS:
+            continue
+        for w in o.warnings:
+            if w.module == "<python>":
+                continue  # the compiler's escape-sequence notes are about source text
+            key = (w.library if not w.module.startswith("<") else o.library, w.category, w.message)
+            groups.setdefault(key, []).append((o.combo, o.problem_id, o.source))
+    return sorted(
+        (WarningGroup(lib, cat, msg, sorted(set(ex))) for (lib, cat, msg), ex in groups.items()),
+        key=lambda g: (-len(g.executions), g.library, g.message),
+    )
 
 
 def _natural(text: str) -> tuple[tuple[int, int | str], ...]:

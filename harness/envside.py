@@ -387,8 +387,19 @@ def _describe_exit(code: int) -> str:
     return "exit status %d" % code
 
 
+# Libraries that never share a zygote: each carries native runtimes (LLVM, protobuf,
+# thread pools) that clash when both are loaded into one process, which a fresh
+# interpreter running one problem would never do.
+_APART = ("tensorflow", "torch")
+
+
 class Scheduler:
-    """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends."""
+    """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends.
+
+    In zygote mode the executions are grouped by which of the ``_APART`` libraries
+    they need; each group gets a zygote of its own that preloads what that group's
+    problems import and forks one child per execution.
+    """
 
     def __init__(
         self, batch: Json, emit: Callable[[int, Json], None], protocol_fd: int = -1
@@ -406,14 +417,15 @@ class Scheduler:
         self.fresh_only: dict[str, str] = {}  # top-level module → why it is not forked
         self.preloaded: list[str] = []
         self.preload_failures: dict[str, str] = {}
+        self.zygotes: list[Json] = []  # what each group's zygote reported
 
     # -- setup ----------------------------------------------------------------------
-    def prepare_zygote(self) -> None:
-        """Import what the batch's problems import, then check each heavy library forks."""
+    def prepare_zygote(self, queue: list[tuple[int, Json]]) -> None:
+        """Import what the queued problems import, then check each heavy library forks."""
         wanted: list[str] = []
-        for problem in self.batch["problems"].values():
-            wanted.extend(imports_in(problem["context"]))
-        for spec in self.batch["executions"]:
+        for problem_id in dict.fromkeys(spec["problem"] for _, spec in queue):
+            wanted.extend(imports_in(self.batch["problems"][problem_id]["context"]))
+        for _, spec in queue:
             if spec.get("trusted"):
                 wanted.extend(imports_in(spec["solution"]))
         configured = set(self.batch.get("fresh_for", []))
@@ -433,12 +445,13 @@ class Scheduler:
             gc.freeze()
 
     def info(self) -> Json:
-        return {
-            "isolation": self.isolation,
-            "preloaded": self.preloaded,
-            "fresh_only": self.fresh_only,
-            "preload_failures": self.preload_failures,
-        }
+        """What the run did, for the record: per zygote, and merged."""
+        merged: Json = {"preloaded": [], "fresh_only": {}, "preload_failures": {}}
+        for zygote in self.zygotes:
+            merged["preloaded"] += [m for m in zygote["preloaded"] if m not in merged["preloaded"]]
+            merged["fresh_only"].update(zygote["fresh_only"])
+            merged["preload_failures"].update(zygote["preload_failures"])
+        return {"isolation": self.isolation, "zygotes": self.zygotes, **merged}
 
     # -- main loop --------------------------------------------------------------------
     def run(self) -> None:
@@ -453,14 +466,74 @@ class Scheduler:
                 self.emit(index, _outcome("skipped", message=message))
             else:
                 queue.append((index, spec))
-        if self.isolation == "zygote" and queue:
-            self.prepare_zygote()
-        queue.reverse()
-        while queue or self.running:
-            while queue and len(self.running) < self.jobs:
-                index, spec = queue.pop()
+        if self.isolation != "zygote":
+            self._drain(queue)
+            return
+        groups: dict[tuple[str, ...], list[tuple[int, Json]]] = {}
+        for index, spec in queue:
+            requires = problems[spec["problem"]].get("requires", [])
+            groups.setdefault(tuple(m for m in _APART if m in requires), []).append((index, spec))
+        for group, items in groups.items():
+            self._run_zygote(group, items)
+
+    def _drain(self, queue: list[tuple[int, Json]]) -> None:
+        """Run ``queue`` to the end, ``jobs`` at a time."""
+        pending = list(reversed(queue))
+        while pending or self.running:
+            while pending and len(self.running) < self.jobs:
+                index, spec = pending.pop()
                 self._start(index, spec)
             self._wait()
+
+    def _run_zygote(self, group: tuple[str, ...], items: list[tuple[int, Json]]) -> None:
+        """Fork a zygote for one group, relay what it reports, account for what it does not."""
+        read_fd, write_fd = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the zygote
+            try:
+                os.close(read_fd)
+                with contextlib.suppress(OSError):
+                    os.close(self.protocol_fd)
+                self.protocol_fd = write_fd  # executions must not inherit it either
+                out = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8")
+
+                def relay(index: int, outcome: Json) -> None:
+                    out.write(json.dumps({"seq": index, "outcome": outcome}) + "\n")
+
+                self.emit = relay
+                self.prepare_zygote(items)
+                report = {
+                    "group": list(group),
+                    "preloaded": self.preloaded,
+                    "fresh_only": self.fresh_only,
+                    "preload_failures": self.preload_failures,
+                }
+                out.write(json.dumps({"zygote": report}) + "\n")
+                self._drain(items)
+                out.flush()
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+        pending = {index for index, _ in items}
+        with os.fdopen(read_fd, encoding="utf-8") as lines:
+            for line in lines:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                if "zygote" in event:
+                    self.zygotes.append(event["zygote"])
+                elif event.get("seq") in pending:
+                    pending.discard(event["seq"])
+                    self.emit(event["seq"], event["outcome"])
+        _, status = os.waitpid(pid, 0)
+        reason = "the zygote died (%s) before reporting this execution" % _describe_exit(
+            _exit_code(status)
+        )
+        for index in sorted(pending):
+            self.emit(index, _outcome("crash", message=reason))
 
     def _fresh_for(self, problem: Json) -> bool:
         if self.isolation != "zygote":
@@ -680,7 +753,7 @@ def floor(batch: Json, emit: Callable[[int, Json], None]) -> None:
     workers, each taking every ``jobs``-th program.
     """
     scheduler = Scheduler(batch, emit)
-    scheduler.prepare_zygote()
+    scheduler.prepare_zygote(list(enumerate(batch["executions"])))
     jobs = scheduler.jobs
     executions = list(enumerate(batch["executions"]))
     workers = []

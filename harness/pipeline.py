@@ -70,7 +70,7 @@ def run(job: Job, reporter: Reporter) -> Summary:
     job.run_dir.root.mkdir(parents=True, exist_ok=True)
     _write_manifest(job)
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
-    executions = pair(job.problems, job.solutions)
+    executions = pair(job.problems, job.solutions, job.options.repeat)
     for combo in job.combos:
         reporter.log(f"{combo.id}: preparing environment (Python {combo.python})")
         info, lock = builder.build(combo)

@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 
 
 class Status(str, enum.Enum):
-    PASS = "pass"  # noqa: S105 - the program ran and nothing raised
+    PASS = "pass"
     FAIL = "fail"  # the checks ran and found a wrong result (AssertionError)
     ERROR = "error"  # an exception other than a failed check
     TIMEOUT = "timeout"  # killed at the time limit
@@ -64,12 +64,13 @@ class Outcome:
     versions: Mapping[str, str] = field(default_factory=dict)
     python: str = ""
     seq: int = 0  # position of the execution in the combo's batch
+    attempt: int = 0  # with --repeat N: 0 .. N-1
     traceback: str = ""  # the last frames, for failures
     output: str = ""  # captured stdout/stderr (head and tail), for failures
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.combo, self.problem_id, self.source)
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.combo, self.problem_id, self.source, self.attempt)
 
     @property
     def first_line(self) -> str:
@@ -104,6 +105,7 @@ class Outcome:
             versions=dict(data.get("versions", {})),
             python=str(data.get("python", "")),
             seq=int(data.get("seq", 0)),
+            attempt=int(data.get("attempt", 0)),
             traceback=str(data.get("traceback", "")),
             output=str(data.get("output", "")),
         )
@@ -151,6 +153,11 @@ class RunDir:
     @property
     def summary_md(self) -> Path:
         return self.root / "summary.md"
+
+    @property
+    def analysis(self) -> Path:
+        """Attribution and bisection findings for drifted problems (``--bisect``)."""
+        return self.root / "analysis.json"
 
     @property
     def manifest(self) -> Path:

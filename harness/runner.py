@@ -39,20 +39,33 @@ class RunOptions:
     # "fresh": a new interpreter per execution, as DS-1000's own grader does.
     isolation: str = "zygote"
     fresh_for: tuple[str, ...] = ()  # top-level modules whose problems always run fresh
+    repeat: int = 1  # runs of each execution per combo, to find flaky ones
 
 
 @dataclass(frozen=True)
 class Execution:
     problem: Problem
     solution: Solution
+    attempt: int = 0
 
 
-def pair(problems: Sequence[Problem], solutions: Sequence[Solution]) -> list[Execution]:
-    """Executions in problem order; within a problem, solutions in the order given."""
+def pair(
+    problems: Sequence[Problem], solutions: Sequence[Solution], repeat: int = 1
+) -> list[Execution]:
+    """Executions in problem order; within a problem, solutions in the order given.
+
+    With ``repeat`` > 1 each execution is run that many times (attempts 0..n-1), so
+    outcomes that differ between runs in one env show up as flaky.
+    """
     by_problem: dict[str, list[Solution]] = {}
     for s in solutions:
         by_problem.setdefault(s.problem_id, []).append(s)
-    return [Execution(p, s) for p in problems for s in by_problem.get(p.id, [])]
+    return [
+        Execution(p, s, attempt)
+        for p in problems
+        for s in by_problem.get(p.id, [])
+        for attempt in range(repeat)
+    ]
 
 
 def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
@@ -115,6 +128,7 @@ class ComboRun:
             versions=self.versions,
             python=self.env.python,
             seq=seq,
+            attempt=e.attempt,
             **fields,
         )
 

@@ -300,6 +300,9 @@ def test_zygote_preloads_what_problems_import(tmp_path: Path) -> None:
     assert info["isolation"] == ISOLATION
     if ISOLATION == "zygote":
         # submodules named by from-imports are loaded too; modules named only by solutions are not
-        assert info["preloaded"] == ["xml.dom.minidom", "email", "email.message"]
+        (zygote,) = info["zygotes"]
+        assert zygote["group"] == []
+        assert zygote["preloaded"] == ["xml.dom.minidom", "email", "email.message"]
     else:
+        assert info["zygotes"] == []
         assert info["preloaded"] == []

@@ -68,14 +68,16 @@ def numpy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_drift_row_in_summary(numpy_run: Path) -> None:
     md = (numpy_run / "first" / "summary.md").read_text()
     assert (
-        "| `problems/numpy/product` | numpy | reference | `np2` | error | "
-        "AttributeError: module 'numpy' has no attribute 'product' | numpy 1.26.4→2.2.6 |"
+        "| `problems/numpy/product` | numpy | drifted | `np1` → `np2` | AttributeError: module 'numpy' "
+        "has no attribute 'product' | removed-api | `numpy.product` | – | – | `np1` warned: `product` is "
+        "deprecated as of NumPy 1.25.0"
     ) in md
     assert (
-        "| `problems/numpy/promotion` | numpy | reference | `np2` | fail | AssertionError: 44 | numpy 1.26.4→2.2.6 |"
-        in md
-    )
+        "| `problems/numpy/promotion` | numpy | drifted | `np1` → `np2` | AssertionError: 44 | "
+        "changed-behaviour | – | – | – | – | numpy 1.26.4→2.2.6 |"
+    ) in md
     assert "`problems/numpy/prod`" not in md.split("## Drifted problems")[1]
+    assert "| reference | 1 | 2 |" in md  # one stable pass, two drifted
     assert "| `np1` | reference | 3 | 0 | 0 | 0 | 100.0% |" in md
     assert "| `np2` | reference | 1 | 1 | 1 | 0 | 33.3% |" in md
     assert "| `broken` | reference | 0 | 0 | 0 | 3 | – |" in md
@@ -159,6 +161,7 @@ def test_real_ds1000_subset(tmp_path: Path) -> None:
     assert {o["source"] for o in outcomes} == {"reference", "model:gpt-4-0613"}
     md = (run / "summary.md").read_text()
     assert (
-        "| `ds1000/47` | pandas | reference | `pd20` | error | "
-        "AttributeError: 'DataFrame' object has no attribute 'append' | pandas 1.5.3→2.0.3, +1 other |"
+        "| `ds1000/47` | pandas | drifted | `pd15` → `pd20` | AttributeError: 'DataFrame' object has no "
+        "attribute 'append' | removed-api | `pandas.DataFrame.append` | – | – | `pd15` warned: The "
+        "frame.append method is deprecated"
     ) in md

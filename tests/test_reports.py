@@ -78,19 +78,25 @@ def test_summary_markdown(tmp_path: Path) -> None:
     assert "| `bad` | – | – | – | **env_error** (resolve): No solution found: numpy==99 |" in md
     assert "| `old` | reference | 2 | 0 | 0 | 1 | 0 | 100.0% |" in md
     assert "| `new` | reference | 0 | 1 | 1 | 1 | 0 | 0.0% |" in md
+    assert "Era order: `old` → `new` → `bad`" in md
     assert (
-        "| `p/1` | numpy | reference | `new` | error | AttributeError: module 'numpy' has no attribute "
-        "'product' | numpy 1.26.4→2.1.3 |" in md
+        "| `p/1` | numpy | drifted | `old` → `new` | AttributeError: module 'numpy' has no attribute "
+        "'product' | removed-api | `numpy.product` | – | – | – | numpy 1.26.4→2.1.3 |" in md
     )
     assert (
-        "| `p/2` | numpy | reference | `new` | fail | AssertionError | numpy 1.26.4→2.1.3 |" in md
+        "| `p/2` | numpy | drifted | `old` → `new` | AssertionError | changed-behaviour | – | – | – | – "
+        "| numpy 1.26.4→2.1.3 |" in md
     )
-    # model answers are not problem drift
-    assert [(d.problem_id, d.combo) for d in summary.drift] == [("p/1", "new"), ("p/2", "new")]
+    assert "| reference | 2 | 1 |" in md  # 2 drifted, 1 with no env that could run it
+    # model answers drift too, but they are not problem drift
+    assert [(t.problem_id, t.first_bad) for t in summary.drift] == [("p/1", "new"), ("p/2", "new")]
+    assert summary.classes("model:m") == {"drifted": 1}
     data = json.loads(run.summary_json.read_text())
     assert data["combos"][1]["counts"]["reference"] == {"error": 1, "fail": 1, "skipped": 1}
     assert data["combos"][0]["pass_rate"]["reference"] == 1.0
     assert data["drift"][0]["changed"] == {"numpy": ["1.26.4", "2.1.3"]}
+    assert data["drift"][0]["cause"] == "removed-api"
+    assert data["classes"]["reference"] == {"drifted": 2, "env-error": 1}
 
 
 def test_junit(tmp_path: Path) -> None:

@@ -40,7 +40,11 @@ def write_reports(run: RunDir) -> Summary:
     outcomes = run.read_all()
     envs = load_envs(run, combos)
     baseline = str(manifest.get("baseline") or (combos[0] if combos else ""))
-    summary = summarise(run.run_id, baseline, combos, envs, outcomes)
+    analysis = {}
+    if run.analysis.is_file():
+        for finding in json.loads(run.analysis.read_text(encoding="utf-8")):
+            analysis[(finding["problem_id"], finding["source"])] = finding
+    summary = summarise(run.run_id, baseline, combos, envs, outcomes, analysis)
     by_combo: dict[str, list[Any]] = {c: [] for c in combos}
     for o in outcomes:
         by_combo.setdefault(o.combo, []).append(o)

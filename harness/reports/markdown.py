@@ -4,20 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.results import Status
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from harness.drift import Trajectory
     from harness.reports.summary import Summary
 
 _STATUSES = [s.value for s in Status]
+_CLASSES = [c.value for c in DriftClass]
 _MAX_CELL = 160
+_MAX_WARNING_ROWS = 30
 
 
-def _cell(text: str) -> str:
+def _cell(text: str, limit: int = _MAX_CELL) -> str:
     """One table cell: one line, pipes escaped, long text cut."""
     flat = " ".join(str(text).split()).replace("|", "\\|")
-    return flat if len(flat) <= _MAX_CELL else flat[: _MAX_CELL - 1] + "…"
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -26,7 +32,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def _changed(library: str, changed: dict[str, tuple[str, str]] | Any) -> str:
+def _changed(library: str, changed: Mapping[str, tuple[str, str]]) -> str:
     """The problem's own library first; the other changes only counted."""
     keys = {lib.key for lib in LIBRARIES} & set(changed)
     parts = [f"{library} {changed[library][0]}→{changed[library][1]}"] if library in keys else []
@@ -36,6 +42,36 @@ def _changed(library: str, changed: dict[str, tuple[str, str]] | Any) -> str:
     return ", ".join(parts) or "none"
 
 
+def _drift_row(t: Trajectory, analysis: Mapping[str, Any]) -> list[str]:
+    bad = t.outcome(t.first_bad) if t.first_bad else None
+    cause = t.diagnosis.cause.value if t.diagnosis else "–"
+    symbol = f"`{t.diagnosis.symbol}`" if t.diagnosis and t.diagnosis.symbol else "–"
+    responsible = analysis.get("library") or "–"
+    first_release = "–"
+    if analysis.get("first_bad"):
+        first_release = f"{analysis.get('library')} {analysis['first_bad']}"
+    warned = "–"
+    if analysis.get("warning"):
+        warned = (
+            f"{analysis.get('library')} {analysis.get('last_good')} warned: {analysis['warning']}"
+        )
+    elif t.warnings:
+        warned = f"`{t.last_good}` warned: {t.warnings[0].message}"
+    return [
+        f"`{t.problem_id}`",
+        t.library,
+        t.klass.value,
+        f"`{t.last_good}` → `{t.first_bad}`",
+        (bad.first_line or bad.status.value) if bad else "–",
+        cause,
+        symbol,
+        responsible,
+        first_release,
+        _cell(warned, 100),
+        _changed(t.library, t.changed),
+    ]
+
+
 def render(summary: Summary) -> str:
     out = [f"# Run `{summary.run_id}`", ""]
     out.append(
@@ -43,26 +79,24 @@ def render(summary: Summary) -> str:
         f"{summary.problems} problems · {summary.executions} executions · "
         f"sources: {', '.join(f'`{s}`' for s in summary.sources) or 'none'}"
     )
+    out += ["", f"Era order: {' → '.join(f'`{c}`' for c in summary.order)}"]
     out += ["", "## Environments", ""]
-    libs = [
-        lib.key
-        for lib in LIBRARIES
-        if any(lib.key in c.env.library_versions() for c in summary.combos)
-    ]
+    present = {k for c in summary.combos for k in c.env.library_versions()}
+    libs = [lib.key for lib in LIBRARIES if lib.key in present]
     rows = []
     for c in summary.combos:
         versions = c.env.library_versions()
         if c.env.ok:
             state = "reused" if c.env.reused else f"built in {c.env.build_s:.0f} s"
         else:
-            state = f"**env_error** ({c.env.stage}): {c.env.error.strip().splitlines()[0] if c.env.error.strip() else ''}"
+            state = f"**env_error** ({c.env.stage}): {c.env.error}"
         rows.append(
             [f"`{c.id}`", c.env.python or "–", *[versions.get(k, "–") for k in libs], state]
         )
     out += _table(["combo", "python", *libs, "environment"], rows)
 
     out += ["", "## Pass counts", ""]
-    present = [
+    statuses = [
         s for s in _STATUSES if any(n.get(s) for c in summary.combos for n in c.counts.values())
     ]
     rows = []
@@ -73,27 +107,82 @@ def render(summary: Summary) -> str:
                 [
                     f"`{c.id}`",
                     source,
-                    *[str(counts.get(s, 0)) for s in present],
+                    *[str(counts.get(s, 0)) for s in statuses],
                     f"{rate:.1%}" if rate is not None else "–",
                 ]
             )
-    out += _table(["combo", "source", *present, "pass rate"], rows) if rows else ["No executions."]
+    out += _table(["combo", "source", *statuses, "pass rate"], rows) if rows else ["No executions."]
 
-    out += ["", f"## Drifted problems (pass in `{summary.baseline}`, fail elsewhere)", ""]
+    out += ["", "## Across combos", ""]
+    classes = [k for k in _CLASSES if any(summary.classes(s).get(k) for s in summary.sources)]
+    out += _table(
+        ["source", *classes],
+        [[s, *[str(summary.classes(s).get(k, 0)) for k in classes]] for s in summary.sources],
+    )
+
+    out += ["", "## Drifted problems (the reference passes in one era, fails in a later one)", ""]
     if summary.drift:
+        header = [
+            "problem",
+            "library",
+            "class",
+            "pass → fail",
+            "error",
+            "cause",
+            "symbol",
+            "responsible",
+            "first bad release",
+            "earlier warning",
+            "changed",
+        ]
+        rows = [
+            _drift_row(t, summary.analysis.get((t.problem_id, t.source), {})) for t in summary.drift
+        ]
+        out += _table(header, rows)
+    else:
+        out.append(
+            "None: every reference solution that passes somewhere passes in every later combo."
+        )
+
+    out += ["", "## Will break: deprecation warnings from passing executions", ""]
+    if summary.warnings:
         rows = [
             [
-                f"`{d.problem_id}`",
-                d.library,
-                d.source,
-                f"`{d.combo}`",
-                d.status.value,
-                d.line,
-                _changed(d.library, d.changed),
+                g.library,
+                g.category,
+                g.message,
+                str(len(g.executions)),
+                ", ".join(sorted({f"`{c}`" for c, _, _ in g.executions})),
             ]
-            for d in summary.drift
+            for g in summary.warnings[:_MAX_WARNING_ROWS]
         ]
-        out += _table(["problem", "library", "source", "combo", "status", "error", "changed"], rows)
+        out += _table(["library", "category", "message", "executions", "combos"], rows)
+        if len(summary.warnings) > _MAX_WARNING_ROWS:
+            out.append(f"\n… and {len(summary.warnings) - _MAX_WARNING_ROWS} more in summary.json.")
     else:
-        out.append("None: every solution that passes in the baseline passes everywhere it ran.")
+        out.append("No deprecation warnings were raised by passing executions.")
+    if summary.changes:
+        out += ["", *render_changes(summary.changes)]
     return "\n".join(out) + "\n"
+
+
+def render_changes(changes: Mapping[str, Any]) -> list[str]:
+    """The "since the previous run" section, from :func:`harness.history.diff`."""
+    out = [f"## Since the previous run (`{changes.get('previous')}`)", ""]
+    for title, key in (("New failures", "new_failures"), ("New fixes", "new_fixes")):
+        items = changes.get(key, [])
+        out.append(f"**{title}** ({len(items)})" + (":" if items else ""))
+        out += [
+            f"- `{i['combo']}` `{i['problem_id']}` {i['source']}: {i['before']} → {i['after']}"
+            + (f" ({_cell(i['error'], 120)})" if i.get("error") else "")
+            for i in items[:50]
+        ]
+        out.append("")
+    warnings = changes.get("new_warnings", [])
+    out.append(f"**New warnings** ({len(warnings)})" + (":" if warnings else ""))
+    out += [f"- {w['library']}: {_cell(w['message'], 140)}" for w in warnings[:30]]
+    out.append("")
+    releases = changes.get("releases", [])
+    out.append(f"**Library versions that changed** ({len(releases)})" + (":" if releases else ""))
+    out += [f"- `{r['combo']}` {r['library']}: {r['before']} → {r['after']}" for r in releases]
+    return out

@@ -6,13 +6,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.drift import Drift, find_drift
+from harness.drift import DriftClass, Trajectory, WarningGroup, era_order, trajectories, will_break
 from harness.envs import EnvInfo
 from harness.problems import REFERENCE
 from harness.results import SCHEMA_VERSION, Outcome, Status
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+# Classes that have a pass → fail step worth a row in the drift table.
+DRIFTING = (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE)
 
 
 @dataclass(frozen=True)
@@ -24,9 +27,8 @@ class ComboSummary:
     def pass_rate(self, source: str) -> float | None:
         """Passes over executions that ran (skipped and env errors are not counted)."""
         counts = self.counts.get(source, {})
-        ran = sum(
-            n for s, n in counts.items() if s not in (Status.SKIPPED.value, Status.ENV_ERROR.value)
-        )
+        ignored = (Status.SKIPPED.value, Status.ENV_ERROR.value)
+        ran = sum(n for s, n in counts.items() if s not in ignored)
         return counts.get(Status.PASS.value, 0) / ran if ran else None
 
 
@@ -34,18 +36,30 @@ class ComboSummary:
 class Summary:
     run_id: str
     baseline: str
-    combos: Sequence[ComboSummary]
+    combos: Sequence[ComboSummary]  # in matrix order
+    order: Sequence[str]  # the same combos in era order
     sources: Sequence[str]
     problems: int
     executions: int
-    drift: Sequence[Drift]
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    trajectories: Sequence[Trajectory]
+    warnings: Sequence[WarningGroup]
+    analysis: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
+    changes: Mapping[str, Any] = field(default_factory=dict)  # since the previous run
+
+    @property
+    def drift(self) -> list[Trajectory]:
+        """Reference solutions that pass in one era and fail in a later one."""
+        return [t for t in self.trajectories if t.source == REFERENCE and t.klass in DRIFTING]
+
+    def classes(self, source: str) -> Counter[str]:
+        return Counter(t.klass.value for t in self.trajectories if t.source == source)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA_VERSION,
             "run_id": self.run_id,
             "baseline": self.baseline,
+            "era_order": list(self.order),
             "problems": self.problems,
             "executions": self.executions,
             "sources": list(self.sources),
@@ -63,21 +77,40 @@ class Summary:
                 }
                 for c in self.combos
             ],
+            "classes": {s: dict(self.classes(s)) for s in self.sources},
             "drift": [
-                {
-                    "problem_id": d.problem_id,
-                    "library": d.library,
-                    "source": d.source,
-                    "baseline": d.baseline,
-                    "combo": d.combo,
-                    "status": d.status.value,
-                    "error": d.line,
-                    "changed": {k: list(v) for k, v in d.changed.items()},
-                }
-                for d in self.drift
+                drift_record(t, self.analysis.get((t.problem_id, t.source), {})) for t in self.drift
             ],
-            **({"meta": dict(self.meta)} if self.meta else {}),
+            "warnings": [
+                {
+                    "library": g.library,
+                    "category": g.category,
+                    "message": g.message,
+                    "executions": [list(e) for e in g.executions],
+                }
+                for g in self.warnings
+            ],
+            **({"changes": dict(self.changes)} if self.changes else {}),
         }
+
+
+def drift_record(t: Trajectory, analysis: Mapping[str, Any]) -> dict[str, Any]:
+    bad = t.outcome(t.first_bad) if t.first_bad else None
+    return {
+        "problem_id": t.problem_id,
+        "library": t.library,
+        "source": t.source,
+        "class": t.klass.value,
+        "last_good": t.last_good,
+        "first_bad": t.first_bad,
+        "status": bad.status.value if bad else None,
+        "error": (bad.first_line or bad.status.value) if bad else None,
+        "cause": t.diagnosis.cause.value if t.diagnosis else None,
+        "symbol": t.diagnosis.symbol if t.diagnosis else "",
+        "changed": {k: list(v) for k, v in t.changed.items()},
+        "warnings": [w.message for w in t.warnings],
+        **({"analysis": dict(analysis)} if analysis else {}),
+    }
 
 
 def _source_order(source: str) -> tuple[int, str]:
@@ -90,28 +123,37 @@ def summarise(
     combo_ids: Sequence[str],
     envs: Mapping[str, EnvInfo],
     outcomes: Sequence[Outcome],
-    meta: Mapping[str, Any] | None = None,
+    analysis: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> Summary:
     counts: dict[str, dict[str, Counter[str]]] = {c: {} for c in combo_ids}
     for o in outcomes:
-        counts.setdefault(o.combo, {}).setdefault(o.source, Counter())[o.status.value] += 1
-    order = list(combo_ids) + [c for c in counts if c not in combo_ids]
-    sources = sorted({o.source for o in outcomes}, key=_source_order)
+        if o.attempt == 0:
+            counts.setdefault(o.combo, {}).setdefault(o.source, Counter())[o.status.value] += 1
+    ids = list(combo_ids) + [c for c in counts if c not in combo_ids]
+    missing = EnvInfo("", ok=False, stage="missing", error="no env record")
     combos = [
         ComboSummary(
             c,
-            envs.get(c, EnvInfo(c, ok=False, stage="missing", error="no env record")),
+            envs.get(c, missing),
             {s: dict(counts[c][s]) for s in sorted(counts[c], key=_source_order)},
         )
-        for c in order
+        for c in ids
     ]
+    versions = {
+        c.id: {**c.env.library_versions(), "python": c.env.python} for c in combos if c.env.ok
+    }
+    order = era_order(ids, versions)
     return Summary(
         run_id=run_id,
         baseline=baseline,
         combos=combos,
-        sources=sources,
+        order=order,
+        sources=sorted({o.source for o in outcomes}, key=_source_order),
         problems=len({o.problem_id for o in outcomes}),
-        executions=len(outcomes),
-        drift=find_drift(outcomes, baseline, order),
-        meta=dict(meta or {}),
+        executions=sum(1 for o in outcomes if o.attempt == 0),
+        trajectories=trajectories(outcomes, order),
+        warnings=will_break(outcomes),
+        analysis=dict(analysis or {}),
+        changes=dict(changes or {}),
     )

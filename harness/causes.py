@@ -1,0 +1,195 @@
+"""Why an execution failed, read from its outcome: the kind of API change, and the symbol.
+
+The cause is a best reading of the exception type and message (and the traceback,
+for the library involved); it never guesses beyond what the error says.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.libraries import MODULE_TO_PACKAGE, canonical
+from harness.results import Status
+
+if TYPE_CHECKING:
+    from harness.results import Outcome
+
+
+class Cause(str, enum.Enum):
+    REMOVED_API = "removed-api"
+    CHANGED_SIGNATURE = "changed-signature"
+    CHANGED_BEHAVIOUR = "changed-behaviour"  # a wrong result, or a dtype/value error
+    WARNING_AS_ERROR = "warning-turned-error"
+    NEEDS_NETWORK = "needs-network"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    cause: Cause
+    symbol: str = ""  # e.g. "pandas.DataFrame.append", "pandas.read_csv(delim_whitespace=)"
+    library: str = ""  # canonical key of the library the symbol belongs to, when known
+
+
+_NETWORK_TYPES = (
+    "URLError",
+    "HTTPError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "gaierror",
+    "RemoteDisconnected",
+    "SSLError",
+    "ReadTimeout",
+    "ConnectTimeout",
+    "MaxRetryError",
+)
+_NETWORK_TEXT = re.compile(
+    r"Name or service not known|Temporary failure in name resolution|Network is unreachable|"
+    r"nodename nor servname|Failed to establish a new connection|Connection refused",
+)
+_MODULE_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+_OBJECT_ATTR = re.compile(r"(?:type object )?'([\w.]+)' (?:object )?has no attribute '(\w+)'")
+_IMPORT_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+_REMOVED = re.compile(r"`?([\w.]+)`? (?:has been|was|is) removed", re.IGNORECASE)
+_KEYWORD = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+_POSITIONAL = re.compile(
+    r"([\w.]+)\(\) takes (?:from )?[\w ]+ positional arguments? but \d+ (?:were|was) given"
+)
+_MISSING = re.compile(
+    r"([\w.]+)\(\) missing \d+ required (?:positional|keyword-only) arguments?: '(\w+)'"
+)
+_MULTIPLE = re.compile(r"([\w.]+)\(\) got multiple values for argument '(\w+)'")
+_SITE = re.compile(r"site-packages/([A-Za-z_][\w]*)/")
+_BUILTIN_TYPES = frozenset(
+    {
+        "list",
+        "dict",
+        "str",
+        "int",
+        "float",
+        "tuple",
+        "set",
+        "frozenset",
+        "bool",
+        "bytes",
+        "NoneType",
+        "function",
+        "builtin_function_or_method",
+        "method",
+        "module",
+        "type",
+        "generator",
+        "range",
+        "map",
+        "filter",
+        "zip",
+        "object",
+    }
+)
+
+
+def _traceback_library(outcome: Outcome) -> str:
+    """The library of the innermost traceback frame inside one, or ""."""
+    for name in reversed(_SITE.findall(outcome.traceback)):
+        if name in MODULE_TO_PACKAGE:
+            return canonical(name)
+    return ""
+
+
+def _library_of(outcome: Outcome, module: str = "") -> str:
+    """The library a failure points into: the module named, else the innermost library frame."""
+    top = module.split(".", maxsplit=1)[0]
+    if top and top in MODULE_TO_PACKAGE:
+        return canonical(top)
+    return _traceback_library(outcome) or outcome.library
+
+
+def _qualify(library: str, symbol: str) -> str:
+    module = {"scikit-learn": "sklearn", "tensorflow": "tf"}.get(library, library)
+    return symbol if not library or symbol.startswith(module + ".") else f"{module}.{symbol}"
+
+
+def diagnose(outcome: Outcome) -> Diagnosis | None:
+    """The cause of a failed outcome; None for outcomes that are not failures."""
+    if outcome.status is Status.TIMEOUT:
+        return Diagnosis(Cause.TIMEOUT)
+    if outcome.status is Status.CRASH:
+        return Diagnosis(Cause.CRASH, outcome.exc_type or "")
+    if not outcome.status.is_failure:
+        return None
+    exc = (outcome.exc_type or "").rsplit(".", 1)[-1]
+    message = outcome.message
+    if exc in _NETWORK_TYPES or _NETWORK_TEXT.search(message):
+        return Diagnosis(Cause.NEEDS_NETWORK)
+    if exc.endswith("Warning"):
+        return Diagnosis(Cause.WARNING_AS_ERROR, library=_library_of(outcome))
+    if exc in ("AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"):
+        found = _removed_symbol(outcome, message)
+        if found:
+            return found
+    if exc == "TypeError":
+        for pattern in (_KEYWORD, _MISSING, _MULTIPLE):
+            match = pattern.search(message)
+            if match:
+                library = _library_of(outcome)
+                symbol = f"{_qualify(library, match.group(1))}({match.group(2)}=)"
+                return Diagnosis(Cause.CHANGED_SIGNATURE, symbol, library)
+        match = _POSITIONAL.search(message)
+        if match:
+            library = _library_of(outcome)
+            return Diagnosis(Cause.CHANGED_SIGNATURE, _qualify(library, match.group(1)), library)
+    return Diagnosis(Cause.CHANGED_BEHAVIOUR, library=_library_of(outcome))
+
+
+def _removed_symbol(outcome: Outcome, message: str) -> Diagnosis | None:
+    match = _MODULE_ATTR.search(message)
+    if match:
+        library = _library_of(outcome, match.group(1))
+        return Diagnosis(Cause.REMOVED_API, f"{match.group(1)}.{match.group(2)}", library)
+    match = _IMPORT_NAME.search(message)
+    if match:
+        library = _library_of(outcome, match.group(2))
+        return Diagnosis(Cause.REMOVED_API, f"{match.group(2)}.{match.group(1)}", library)
+    match = _NO_MODULE.search(message)
+    if match and match.group(1).split(".")[0] in MODULE_TO_PACKAGE:
+        library = _library_of(outcome, match.group(1))
+        return Diagnosis(Cause.REMOVED_API, match.group(1), library)
+    match = _OBJECT_ATTR.search(message)
+    if match:
+        # Only an attribute a library's own object lacks: "'list' object has no
+        # attribute 'x'" is the solution's bug, not a removal.
+        owner, attribute = match.groups()
+        if owner not in _BUILTIN_TYPES:
+            module = owner.rpartition(".")[0]
+            library = _library_of(outcome, module)
+            return Diagnosis(Cause.REMOVED_API, _qualify(library, f"{owner}.{attribute}"), library)
+    match = _REMOVED.search(message)
+    if match:
+        library = _library_of(outcome)
+        name = match.group(1)
+        module = _traceback_module(outcome)
+        symbol = f"{module}.{name}" if module and "." not in name else _qualify(library, name)
+        return Diagnosis(Cause.REMOVED_API, symbol, library)
+    return None
+
+
+def _traceback_module(outcome: Outcome) -> str:
+    """The public module of the innermost library frame: ``scipy/interpolate/_x.py`` → ``scipy.interpolate``."""
+    paths = re.findall(r"site-packages/([\w/]+)\.py", outcome.traceback)
+    if not paths:
+        return ""
+    parts = [p for p in paths[-1].split("/") if p != "__init__"]
+    public = []
+    for part in parts:
+        if part.startswith("_"):
+            break
+        public.append(part)
+    return ".".join(public)

@@ -1,0 +1,169 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.causes import Cause, Diagnosis
+from harness.drift import (
+    DriftClass,
+    classify,
+    era_order,
+    related_warnings,
+    trajectories,
+    will_break,
+)
+from harness.results import CapturedWarning, Outcome, Status
+
+P, F, E, T, S, X = (
+    Status.PASS,
+    Status.FAIL,
+    Status.ERROR,
+    Status.TIMEOUT,
+    Status.SKIPPED,
+    Status.ENV_ERROR,
+)
+
+
+def o(combo: str, status: Status, attempt: int = 0, **fields: Any) -> Outcome:
+    return Outcome(
+        "r", combo, "p/1", "reference", status, library="pandas", attempt=attempt, **fields
+    )
+
+
+def steps(*statuses: Status) -> list[tuple[str, list[Outcome]]]:
+    return [(f"c{i}", [o(f"c{i}", s)]) for i, s in enumerate(statuses)]
+
+
+@pytest.mark.parametrize(
+    ("statuses", "klass", "last_good", "first_bad"),
+    [
+        ((P, P, P), DriftClass.STABLE_PASS, None, None),
+        ((F, E, T), DriftClass.STABLE_FAIL, None, None),
+        ((P, P, E), DriftClass.DRIFTED, "c1", "c2"),
+        ((P, F, F), DriftClass.DRIFTED, "c0", "c1"),
+        ((E, P, P), DriftClass.FIXED, None, None),
+        ((P, E, P), DriftClass.VERSION_SENSITIVE, "c0", "c1"),
+        ((E, P, E), DriftClass.VERSION_SENSITIVE, "c1", "c2"),
+        ((P, S, E), DriftClass.DRIFTED, "c0", "c2"),  # skipped combos are not in the sequence
+        ((X, X), DriftClass.ENV_ERROR, None, None),
+        ((S, S), DriftClass.NOT_APPLICABLE, None, None),
+        ((P, X, P), DriftClass.STABLE_PASS, None, None),
+    ],
+)
+def test_classes(
+    statuses: tuple[Status, ...], klass: DriftClass, last_good: str | None, first_bad: str | None
+) -> None:
+    t = classify("p/1", "reference", steps(*statuses))
+    assert (t.klass, t.last_good, t.first_bad) == (klass, last_good, first_bad)
+
+
+def test_flaky_when_attempts_disagree() -> None:
+    t = classify("p/1", "reference", [("c0", [o("c0", P, 0), o("c0", F, 1)]), ("c1", [o("c1", P)])])
+    assert t.klass is DriftClass.FLAKY
+
+
+def test_network_failures_are_never_drift() -> None:
+    bad = o(
+        "c1",
+        E,
+        exc_type="urllib.error.URLError",
+        message="<urlopen error [Errno -2] Name or service not known>",
+    )
+    t = classify("p/1", "reference", [("c0", [o("c0", P)]), ("c1", [bad])])
+    assert t.klass is DriftClass.NEEDS_NETWORK
+
+
+def test_drift_carries_cause_and_the_warning_that_announced_it() -> None:
+    warned = o(
+        "c0",
+        P,
+        warnings=(
+            CapturedWarning(
+                "FutureWarning", "The frame.append method is deprecated", "pandas.core.frame"
+            ),
+            CapturedWarning(
+                "DeprecationWarning", "np.find_common_type is deprecated", "numpy.core.numerictypes"
+            ),
+        ),
+        versions={"pandas": "1.5.3"},
+    )
+    broken = o(
+        "c1",
+        E,
+        exc_type="AttributeError",
+        message="'DataFrame' object has no attribute 'append'",
+        traceback="/e/site-packages/pandas/core/generic.py:1 in __getattr__",
+        versions={"pandas": "2.0.0"},
+    )
+    t = classify("p/1", "reference", [("c0", [warned]), ("c1", [broken])])
+    assert t.diagnosis == Diagnosis(Cause.REMOVED_API, "pandas.DataFrame.append", "pandas")
+    assert [w.message for w in t.warnings] == ["The frame.append method is deprecated"]
+    assert t.changed == {"pandas": ("1.5.3", "2.0.0")}
+
+
+@pytest.mark.parametrize(
+    ("symbol", "library", "expected"),
+    [
+        ("pandas.DataFrame.set_axis(inplace=)", "pandas", ["set_axis 'inplace' is deprecated"]),
+        ("numpy.product", "numpy", ["`product` is deprecated"]),
+        ("", "numpy", ["`product` is deprecated", "np.find_common_type is deprecated"]),
+        ("", "scipy", []),
+        ("sklearn.Thing.fit", "scikit-learn", []),
+    ],
+)
+def test_related_warnings(symbol: str, library: str, expected: list[str]) -> None:
+    warnings = [
+        CapturedWarning("FutureWarning", "set_axis 'inplace' is deprecated", "pandas.core.frame"),
+        CapturedWarning("DeprecationWarning", "`product` is deprecated", "numpy.core.fromnumeric"),
+        CapturedWarning(
+            "DeprecationWarning", "np.find_common_type is deprecated", "numpy.core.numerictypes"
+        ),
+    ]
+    found = related_warnings(warnings, Diagnosis(Cause.REMOVED_API, symbol, library))
+    assert [w.message for w in found] == expected
+
+
+def test_era_order_follows_versions_not_matrix_order() -> None:
+    versions = {
+        "latest": {"python": "3.13.0", "numpy": "2.5.5", "pandas": "3.1.1"},
+        "y2022": {"python": "3.10.13", "numpy": "1.21.6", "pandas": "1.3.5"},
+        "y2024": {"python": "3.10.13", "numpy": "1.26.4", "pandas": "1.5.3"},
+        "broken": {},
+    }
+    assert era_order(["latest", "y2022", "broken", "y2024"], versions) == [
+        "y2022",
+        "broken",
+        "y2024",
+        "latest",
+    ]
+    # incomparable combos keep their matrix order
+    grid = {"a": {"numpy": "2.0", "pandas": "1.0"}, "b": {"numpy": "1.0", "pandas": "2.0"}}
+    assert era_order(["a", "b"], grid) == ["a", "b"]
+
+
+def test_trajectories_and_will_break() -> None:
+    outcomes = [
+        o("c1", P, warnings=(CapturedWarning("FutureWarning", "soon", "pandas.core.frame"),)),
+        o(
+            "c0",
+            P,
+            warnings=(
+                CapturedWarning("FutureWarning", "soon", "pandas.core.frame"),
+                CapturedWarning("DeprecationWarning", "invalid escape sequence '\\s'", "<python>"),
+            ),
+        ),
+        o(
+            "c2",
+            E,
+            warnings=(
+                CapturedWarning("FutureWarning", "ignored: not a pass", "pandas.core.frame"),
+            ),
+        ),
+    ]
+    (t,) = trajectories(outcomes, ["c0", "c1", "c2"])
+    assert [c for c, _ in t.steps] == ["c0", "c1", "c2"]
+    assert t.klass is DriftClass.DRIFTED
+    (group,) = will_break(outcomes)
+    assert (group.library, group.category, group.message) == ("pandas", "FutureWarning", "soon")
+    assert group.executions == [("c0", "p/1", "reference"), ("c1", "p/1", "reference")]
