@@ -10,20 +10,25 @@ import argparse
 import json
 import os
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import answers as answers_mod
+from harness import bisection, datasets, fetchdata, history, pipeline, problems, reports, spec
 from harness import combos as combinatorics
-from harness import datasets, pipeline, problems, reports, spec
+from harness.envs import EnvBuilder
 from harness.errors import HarnessError, UsageError
+from harness.libraries import lookup
 from harness.problems import IDIOM_PREFIX, REFERENCE, Solution
 from harness.progress import reporter
+from harness.reports.markdown import render_changes
 from harness.results import RunDir, new_run_id
-from harness.runner import DEFAULT_MEMORY_MB, RunOptions
+from harness.runner import DEFAULT_MEMORY_MB, Execution, RunOptions
+from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 DEFAULT_ENV_DIR = ".harness/envs"
 
@@ -118,8 +123,58 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run each execution N times per combo to detect flaky ones",
     )
+    run.add_argument(
+        "--bisect",
+        action="store_true",
+        help="for every drifted problem, find the responsible library and its first bad release",
+    )
+    run.add_argument("--history", help="SQLite history (default: <results>/history.sqlite)")
+    run.add_argument("--no-history", action="store_true", help="do not record this run")
     run.add_argument("--strict", action="store_true", help="exit 1 when any drift is found")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+
+    bis = sub.add_parser(
+        "bisect", help="find the first release of a library where a problem's outcome changes"
+    )
+    bis.add_argument("--problem", required=True, help="problem id, e.g. ds1000/47")
+    bis.add_argument("--library", required=True, help="the library to bisect, e.g. pandas")
+    bis.add_argument("--good", required=True, help="a release where the solution passes")
+    bis.add_argument("--bad", required=True, help="a later release where it fails")
+    bis.add_argument(
+        "--source",
+        default=REFERENCE,
+        help="reference (default), idiom:<name> or model:<name> (with --answers)",
+    )
+    bis.add_argument("--problems", action="append", default=[], metavar="PATH")
+    bis.add_argument("--answers", action="append", default=[], metavar="[NAME=]PATH")
+    bis.add_argument("--matrix", default="matrix.toml")
+    bis.add_argument("--combo", help="other libraries pinned as in this combo (default: baseline)")
+    bis.add_argument(
+        "--python",
+        help="interpreter for the trial envs (default: the first that has wheels for both ends)",
+    )
+    bis.add_argument("--env-dir", default=os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR))
+    bis.add_argument("--json", action="store_true", help="print the finding as JSON")
+
+    fet = sub.add_parser(
+        "fetch-data", help="download the datasets problems load at run time into the local cache"
+    )
+    fet.add_argument("--problems", action="append", default=[], metavar="PATH")
+    fet.add_argument(
+        "--data-dir", help="cache (default: $HARNESS_DATA_DIR or ~/.cache/ds-matrix-harness/data)"
+    )
+    fet.add_argument(
+        "--seaborn-url", default=fetchdata.SEABORN_URL, help="base URL of seaborn's datasets"
+    )
+    fet.add_argument("--matrix", default="matrix.toml")
+    fet.add_argument("--combo", help="env whose scikit-learn runs the fetchers (default: baseline)")
+    fet.add_argument("--env-dir", default=os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR))
+
+    dif = sub.add_parser("diff", help="what changed between two recorded runs")
+    dif.add_argument("runs", nargs="*", metavar="RUN", help="RUN_A RUN_B (default: the last two)")
+    dif.add_argument("--results", default="results")
+    dif.add_argument("--history", help="SQLite history (default: <results>/history.sqlite)")
+    dif.add_argument("--json", action="store_true")
 
     rep = sub.add_parser("report", help="rewrite the reports of a results directory")
     rep.add_argument("run_dir", help="results/<run-id>")
@@ -186,6 +241,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         isolation=args.isolation,
         fresh_for=tuple(_split(args.fresh_for)),
         repeat=args.repeat,
+        env=tuple(sorted(fetchdata.environment().items())),
     )
     job = pipeline.Job(
         spec=matrix,
@@ -196,11 +252,133 @@ def cmd_run(args: argparse.Namespace) -> int:
         env_root=Path(args.env_dir).absolute(),
         options=options,
         inputs={"problems": locations, "answers": args.answers},
+        bisect=args.bisect,
+        history=None
+        if args.no_history
+        else Path(args.history or history.default_path(Path(args.results))),
     )
     with reporter(args.quiet) as progress:
         summary = pipeline.run(job, progress)
     print(job.run_dir.summary_md)
     return 1 if args.strict and summary.drift else 0
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    matrix = spec.load(args.matrix)
+    combo = matrix.by_id.get(args.combo or matrix.baseline)
+    if combo is None:
+        raise UsageError(f"--combo {args.combo!r}: no such combo in {args.matrix}")
+    paths = [datasets.resolve(p) for p in (args.problems or ["problems"])]
+    all_problems = problems.load_problems(paths)
+    chosen = problems.filter_problems(all_problems, ids=[args.problem])
+    if not chosen:
+        raise UsageError(f"--problem {args.problem!r}: no such problem")
+    (problem,) = chosen[:1]
+    args.no_reference, args.idioms = False, True
+    solution = next(
+        (s for s in _load_solutions(args, all_problems, [problem]) if s.source == args.source),
+        None,
+    )
+    if solution is None:
+        raise UsageError(f"--source {args.source!r}: no such solution for {problem.id}")
+    library = lookup(args.library)
+    package = library.package if library else args.library
+    builder = EnvBuilder(Path(args.env_dir).absolute(), Index(matrix.index_url))
+    try:
+        _, base_versions = builder.resolved_versions(combo)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    execution = Execution(problem, solution)
+    others = {
+        k: v
+        for k, v in bisection.problem_packages(execution, base_versions).items()
+        if k not in (package, args.library)
+    }
+    releases = bisection.release_lister(builder.index)
+    python = args.python or _python_for(package, args.good, args.bad, combo.python, releases)
+    lab = bisection.Lab(
+        builder, RunOptions(), log=lambda m: print(f"[harness] {m}", file=sys.stderr)
+    )
+    (finding,) = bisection.drive(
+        lab,
+        [
+            bisection.bisect_library(
+                execution, package, args.good, args.bad, python, others, releases
+            )
+        ],
+    )
+    if args.json:
+        print(json.dumps(finding.to_dict(), indent=2))
+    elif finding.first_bad:
+        print(
+            f"{problem.id} ({solution.source}): first bad release {package} {finding.first_bad} "
+            f"(last good {finding.last_good}; {finding.candidates} releases, {finding.trials} trials, "
+            f"Python {python})"
+        )
+        print(f"  fails with: {finding.error}")
+        if finding.warning:
+            print(f"  {package} {finding.last_good} warned: {finding.warning}")
+    else:
+        print(f"{problem.id} ({solution.source}): no first bad release: {finding.how}")
+    return 0
+
+
+def _python_for(
+    package: str, good: str, bad: str, start: str, releases: Callable[[str, str], list[str]]
+) -> str:
+    """The first Python from ``start`` up on which both ends have a wheel."""
+    for python in bisection.pythons_between(start, "3.13"):
+        try:
+            available = set(releases(package, python))
+        except (IndexUnavailableError, LookupError):
+            continue
+        if good in available and bad in available:
+            return python
+    raise UsageError(f"no Python from {start} up has wheels of {package} {good} and {bad}")
+
+
+def cmd_fetch_data(args: argparse.Namespace) -> int:
+    paths = [datasets.resolve(p) for p in (args.problems or ["problems"])]
+    needs = fetchdata.needed(problems.load_problems(paths))
+    root = Path(args.data_dir) if args.data_dir else fetchdata.data_dir()
+    results = fetchdata.fetch_seaborn(needs.seaborn, root, args.seaborn_url)
+    if needs.sklearn:
+        matrix = spec.load(args.matrix)
+        combo = matrix.by_id.get(args.combo or matrix.baseline)
+        if combo is None:
+            raise UsageError(f"--combo {args.combo!r}: no such combo")
+        env, _ = EnvBuilder(Path(args.env_dir).absolute(), Index(matrix.index_url)).build(combo)
+        if not env.ok:
+            raise UsageError(f"combo {combo.id!r} cannot be built: {env.error}")
+        results += fetchdata.fetch_sklearn(needs.sklearn, root, env)
+    for r in results:
+        print(f"{'ok    ' if r.ok else 'FAILED'} {r.name}: {r.detail}")
+    print(f"{sum(r.ok for r in results)}/{len(results)} datasets in {root}")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    path = Path(args.history or history.default_path(Path(args.results)))
+    if not path.is_file():
+        raise UsageError(f"{path}: no history yet (harness run records each run there)")
+    if len(args.runs) > 2:
+        raise UsageError("diff takes at most two runs")
+    with closing(history.connect(path)) as db:
+        known = history.runs(db)
+        if args.runs:
+            after = args.runs[-1]
+            before = args.runs[0] if len(args.runs) == 2 else history.previous(db, after)
+        else:
+            after = known[-1] if known else ""
+            before = history.previous(db, after) if after else None
+        if not before:
+            raise UsageError("need two recorded runs to compare")
+        changes = history.diff(db, before, after)
+    if args.json:
+        print(json.dumps(changes, indent=2))
+    else:
+        print("\n".join(render_changes(changes)))
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -239,7 +417,14 @@ def cmd_combos(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "report": cmd_report, "combos": cmd_combos}
+    handlers = {
+        "run": cmd_run,
+        "report": cmd_report,
+        "combos": cmd_combos,
+        "bisect": cmd_bisect,
+        "diff": cmd_diff,
+        "fetch-data": cmd_fetch_data,
+    }
     try:
         return handlers[args.command](args)
     except HarnessError as exc:

@@ -199,6 +199,18 @@ class EnvBuilder:
             raise _BuildError("resolve", _uv_message(proc))
         return target.read_text(encoding="utf-8")
 
+    def resolved_versions(self, combo: Combo) -> tuple[str, dict[str, str]]:
+        """``combo``'s full Python version and locked versions, without building it.
+
+        Raises ``LookupError`` with the resolver's message when it cannot be resolved.
+        """
+        try:
+            interp = interpreters.find(combo.python)
+            lock = self.resolve(combo, interp.path, self.requirements(combo, interp.version))
+        except (interpreters.InterpreterNotFoundError, _BuildError) as exc:
+            raise LookupError(f"combo {combo.id!r}: {exc}") from None
+        return interp.version, parse_lock(lock)
+
     def build(self, combo: Combo) -> tuple[EnvInfo, str]:
         """Build or reuse ``combo``'s env; returns its info and lock text (may be empty)."""
         start = time.monotonic()

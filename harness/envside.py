@@ -13,17 +13,23 @@ hang, ``sys.exit`` or ``os._exit`` in one never reaches another.
 
 from __future__ import annotations
 
+import os
+import sys
+
+# This file's directory holds the host package, whose module names must never shadow
+# the standard library's or the program's: leave it off the path before importing more.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
 import builtins
 import contextlib
 import gc
 import json
-import os
 import re
 import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import traceback
@@ -74,7 +80,7 @@ class WarningRecorder:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        if not issubclass(category, _TRACKED):
+        if not _tracked(category):
             self._previous(message, category, filename, lineno, file, line)
             return
         issuer = None
@@ -99,6 +105,12 @@ class WarningRecorder:
         if key not in self._seen and len(self.items) < _MAX_WARNINGS:
             self._seen.add(key)
             self.items.append(record)
+
+
+def _tracked(category: type[Warning]) -> bool:
+    """Deprecation-type warnings, also those outside the hierarchy (numpy's
+    ``VisibleDeprecationWarning`` is a ``UserWarning``)."""
+    return issubclass(category, _TRACKED) or category.__name__.endswith("DeprecationWarning")
 
 
 def _module_label(name: str, code_file: str) -> str:
@@ -809,7 +821,7 @@ def probe(modules: list[str]) -> Json:
                 "module": name,
             }
             for w in caught
-            if issubclass(w.category, _TRACKED)
+            if _tracked(w.category)
         ][:_MAX_WARNINGS]
         imports[name] = entry
     return report
@@ -819,9 +831,6 @@ def probe(modules: list[str]) -> Json:
 
 
 def main(argv: list[str]) -> int:
-    # Our directory is not the program's business: it holds the host package.
-    if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(_HERE):
-        sys.path.pop(0)
     command = argv[1] if len(argv) > 1 else ""
     if command == "exec":
         fresh_child_main(int(argv[2]))

@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness import reports
+from harness import bisection, history, reports
 from harness.envs import EnvBuilder
 from harness.results import SCHEMA_VERSION, OutcomeWriter, RunDir, write_json
-from harness.runner import ComboRun, RunOptions, pair
+from harness.runner import ComboRun, Execution, RunOptions, pair
 from harness.versions import Index
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ class Job:
     env_root: Path
     options: RunOptions = field(default_factory=RunOptions)
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    bisect: bool = False  # attribute and bisect every drifted problem after the run
+    history: Path | None = None  # SQLite history to record the run in, and diff against
 
 
 def _write_manifest(job: Job) -> None:
@@ -87,4 +89,32 @@ def run(job: Job, reporter: Reporter) -> Summary:
             combo_run.run(executions)
         if combo_run.executor:
             write_json(job.run_dir.executor_info(combo.id), combo_run.executor)
-    return reports.write_reports(job.run_dir)
+    summary = reports.write_reports(job.run_dir)
+    if job.bisect and summary.drift:
+        analyse(job, summary, builder, reporter)
+        summary = reports.write_reports(job.run_dir)
+    if job.history is not None:
+        changes = history.record_and_diff(job.run_dir, job.history)
+        if changes:
+            summary = reports.write_reports(job.run_dir, changes)
+    return summary
+
+
+def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter) -> None:
+    """Find the responsible library and its first bad release for every drifted problem."""
+    problems = {p.id: p for p in job.problems}
+    solutions = {(s.problem_id, s.source): s for s in job.solutions}
+    envs = reports.load_envs(job.run_dir, [c.id for c in summary.combos if c.env.ok])
+    drifts = []
+    for t in summary.drift:
+        solution = solutions.get((t.problem_id, t.source))
+        if solution and t.last_good in envs and t.first_bad in envs:
+            drifts.append((Execution(problems[t.problem_id], solution), t.last_good, t.first_bad))
+    reporter.log(f"bisect: investigating {len(drifts)} drifted problems")
+    lab = bisection.Lab(builder, job.options, log=reporter.log)
+    findings = bisection.analyse_drift(lab, drifts, envs, bisection.release_lister(builder.index))
+    write_json(job.run_dir.analysis, [f.to_dict() for f in findings])
+    reporter.log(
+        f"bisect: {sum(1 for f in findings if f.first_bad)} first bad releases found "
+        f"in {len(lab.envs_built)} environments"
+    )

@@ -15,11 +15,11 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.envs import ENVSIDE, EnvInfo
 from harness.problems import MODEL_PREFIX
-from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status
+from harness.results import CapturedWarning, Outcome, Status
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from harness.problems import Problem, Solution
 
 DEFAULT_MEMORY_MB = 6144
+
+
+class Sink(Protocol):
+    """Where outcomes go: an :class:`OutcomeWriter`, or a list in memory."""
+
+    def write(self, outcome: Outcome) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class RunOptions:
     isolation: str = "zygote"
     fresh_for: tuple[str, ...] = ()  # top-level modules whose problems always run fresh
     repeat: int = 1  # runs of each execution per combo, to find flaky ones
+    # extra environment for executions, e.g. SEABORN_DATA pointing at the dataset cache
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,7 @@ class ComboRun:
         self,
         run_id: str,
         env: EnvInfo,
-        writer: OutcomeWriter,
+        writer: Sink,
         options: RunOptions,
         on_outcome: Callable[[Outcome], None] | None = None,
     ) -> None:
@@ -155,38 +163,40 @@ class ComboRun:
                 json.dumps(batch_payload(executions, self.options)), encoding="utf-8"
             )
             stderr_tail: deque[str] = deque(maxlen=40)
-            proc = subprocess.Popen(
+            with subprocess.Popen(
                 [str(self.env.python_exe), "-s", str(ENVSIDE), "run", str(batch_path)],
+                env={**os.environ, **dict(self.options.env)},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
                 encoding="utf-8",
                 errors="replace",
-            )
-            assert proc.stdout is not None
-            assert proc.stderr is not None
-            drain = _Drain(proc.stderr, stderr_tail)
-            for line in proc.stdout:
-                event = _decode(line)
-                if event is None:
-                    continue
-                if event.get("done"):
-                    self.executor = {k: v for k, v in event.items() if k != "done"}
-                    continue
-                if "seq" not in event:
-                    continue
-                index = int(event["seq"])
-                if index in pending:
-                    e, seq = pending.pop(index)
-                    self._record(self._from_env(e, seq, event["outcome"]))
-            proc.wait()
-            drain.join()
+            ) as proc:
+                assert proc.stdout is not None
+                assert proc.stderr is not None
+                drain = _Drain(proc.stderr, stderr_tail)
+                for line in proc.stdout:
+                    self._handle(_decode(line), pending)
+                proc.wait()
+                drain.join()
         # The runner itself died (killed, out of memory): what it did not report is lost
         # work, recorded as crashes so that nothing disappears from the results.
         reason = f"the env-side runner exited with status {proc.returncode} before running this"
         tail = "".join(stderr_tail)[-2000:]
         for e, seq in pending.values():
             self._record(self.outcome(e, seq, Status.CRASH, message=reason, output=tail))
+
+    def _handle(
+        self, event: dict[str, Any] | None, pending: dict[int, tuple[Execution, int]]
+    ) -> None:
+        """One protocol line: an outcome to record, or the runner's closing report."""
+        if event is None:
+            return
+        if event.get("done"):
+            self.executor = {k: v for k, v in event.items() if k != "done"}
+        elif "seq" in event and int(event["seq"]) in pending:
+            e, seq = pending.pop(int(event["seq"]))
+            self._record(self._from_env(e, seq, event["outcome"]))
 
     def _from_env(self, e: Execution, seq: int, data: dict[str, Any]) -> Outcome:
         try:

@@ -306,3 +306,15 @@ def test_zygote_preloads_what_problems_import(tmp_path: Path) -> None:
     else:
         assert info["zygotes"] == []
         assert info["preloaded"] == []
+
+
+def test_deprecations_outside_the_hierarchy_are_recorded(tmp_path: Path) -> None:
+    solution = textwrap.dedent("""
+        import warnings
+        class VisibleDeprecationWarning(UserWarning):
+            pass
+        warnings.warn("ragged", VisibleDeprecationWarning)
+        result = 3
+    """)
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert [w["message"] for w in outcome["warnings"]] == ["ragged"]

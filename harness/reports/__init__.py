@@ -32,8 +32,12 @@ def load_envs(run: RunDir, combos: list[str]) -> dict[str, EnvInfo]:
     return envs
 
 
-def write_reports(run: RunDir) -> Summary:
-    """(Re)write every report of ``run`` from its results files."""
+def write_reports(run: RunDir, changes: dict[str, Any] | None = None) -> Summary:
+    """(Re)write every report of ``run`` from its results files.
+
+    ``changes`` (since the previous run, from the history) are kept in summary.json,
+    so a later rewrite without them keeps them.
+    """
     manifest = load_manifest(run)
     combos = list(manifest.get("combos", []))
     combos += [c for c in run.combos() if c not in combos]
@@ -44,7 +48,9 @@ def write_reports(run: RunDir) -> Summary:
     if run.analysis.is_file():
         for finding in json.loads(run.analysis.read_text(encoding="utf-8")):
             analysis[(finding["problem_id"], finding["source"])] = finding
-    summary = summarise(run.run_id, baseline, combos, envs, outcomes, analysis)
+    if changes is None and run.summary_json.is_file():
+        changes = json.loads(run.summary_json.read_text(encoding="utf-8")).get("changes")
+    summary = summarise(run.run_id, baseline, combos, envs, outcomes, analysis, changes)
     by_combo: dict[str, list[Any]] = {c: [] for c in combos}
     for o in outcomes:
         by_combo.setdefault(o.combo, []).append(o)

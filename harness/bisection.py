@@ -1,0 +1,426 @@
+"""Which library broke a problem, and in which release: attribution, then bisection.
+
+Both build throwaway environments near the combo where the problem last passed:
+the problem's own libraries pinned to that combo's versions, on a Python where the
+versions in question install. Attribution swaps one library at a time to its version
+in the failing combo; bisection walks the releases of the responsible library
+(those with a wheel for that Python) in O(log n) builds. Environments are keyed by
+their lock, so a step any earlier analysis built is reused, not rebuilt.
+
+Every investigation is a generator that yields what it needs to know next (run
+this execution in an env with these pins) and receives the answer. The driver
+gathers the requests of all investigations, runs each env once with all the
+executions asked of it, and answers them: ten problems that drifted the same way
+share every env along their bisections.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Generator
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from harness import interpreters
+from harness.causes import diagnose
+from harness.drift import related_warnings
+from harness.libraries import MODULE_TO_PACKAGE, canonical
+from harness.results import Outcome, Status
+from harness.runner import ComboRun, Execution, RunOptions
+from harness.spec import Combo
+from harness.versions import Index, IndexUnavailableError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from harness.envs import EnvBuilder, EnvInfo
+
+
+@dataclass(frozen=True)
+class Need:
+    """A question an investigation asks: how does ``execution`` end with these pins?"""
+
+    python: str
+    pins: tuple[tuple[str, str], ...]  # (distribution, version), sorted
+    execution: Execution
+
+
+@dataclass(frozen=True)
+class Answer:
+    env: EnvInfo
+    outcome: Outcome | None  # None when the env could not be built
+
+    @property
+    def passed(self) -> bool | None:
+        """True/False when it ran, None when the env could not be built."""
+        return None if self.outcome is None else self.outcome.status is Status.PASS
+
+
+Investigation = Generator[Need, Answer, "Finding"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    problem_id: str
+    source: str
+    good: str  # where it passes: a combo id, or "<library> <version>"
+    bad: str
+    library: str | None = None  # the responsible library, when one was found
+    how: str = ""  # how the library was found, or why none was
+    python: str | None = None  # the Python the trials ran on
+    last_good: str | None = None  # the responsible library's last release that passes
+    first_bad: str | None = None  # ... and its first release that fails
+    error: str = ""  # the failure at first_bad
+    warning: str = ""  # a related warning raised at last_good
+    candidates: int = 0  # releases in the range
+    trials: int = 0  # executions it took
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def distribution(module: str) -> str:
+    return MODULE_TO_PACKAGE.get(module, module).lower().replace("_", "-")
+
+
+def problem_packages(execution: Execution, versions: Mapping[str, str]) -> dict[str, str]:
+    """The distributions the problem imports, at the versions of ``versions`` (a lock).
+
+    NumPy is always among them (and SciPy under scikit-learn): every library here is
+    compiled against them, so leaving them free would let the resolver pair an old
+    release with a NumPy it cannot import with.
+    """
+    modules = [*execution.problem.requires, "numpy"]
+    if "sklearn" in modules:
+        modules.append("scipy")
+    pins = {}
+    for module in modules:
+        dist = distribution(module)
+        for name in (dist, "tensorflow-cpu" if dist == "tensorflow" else ""):
+            if name and name in versions:
+                pins[name] = versions[name]
+                break
+    return pins
+
+
+def _pins(mapping: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(mapping.items()))
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def pythons_between(low: str, high: str) -> list[str]:
+    """Python minor versions from ``low`` to ``high`` that this machine has."""
+    lo, hi = sorted((Version(_minor(low)), Version(_minor(high))))
+    out = []
+    for minor in range(lo.minor, hi.minor + 1) if lo.major == hi.major else [lo.minor]:
+        wanted = f"{lo.major}.{minor}"
+        try:
+            interpreters.find(wanted)
+        except interpreters.InterpreterNotFoundError:
+            continue
+        out.append(wanted)
+    return out
+
+
+def _step(need: Need, trials: list[int]) -> Generator[Need, Answer, Answer]:
+    trials[0] += 1
+    return (yield need)
+
+
+def bisect_releases(
+    execution: Execution,
+    package: str,
+    releases: Sequence[str],
+    python: str,
+    others: Mapping[str, str],
+    trials: list[int],
+    good_passes: bool = True,
+) -> Generator[Need, Answer, tuple[int | None, int | None, Answer | None, Answer | None]]:
+    """Binary search for the first release of ``package`` whose outcome differs from the first's.
+
+    ``releases`` are sorted; the first is known to pass (or, with ``good_passes``
+    false, to fail) and the last to do the opposite. Releases whose env cannot be
+    built are dropped as the search meets them. Returns the indexes of the last
+    release like the first and of the first release unlike it, with their answers.
+    """
+    candidates = list(releases)
+    lo, hi = 0, len(candidates) - 1
+    answers: dict[int, Answer] = {}
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        answer = yield from _step(
+            Need(python, _pins({**others, package: candidates[mid]}), execution), trials
+        )
+        if answer.passed is None:
+            del candidates[mid]
+            hi -= 1
+            answers = {i if i < mid else i - 1: a for i, a in answers.items() if i != mid}
+            continue
+        answers[mid] = answer
+        if answer.passed == good_passes:
+            lo = mid
+        else:
+            hi = mid
+    good, bad = releases.index(candidates[lo]), releases.index(candidates[hi])
+    return good, bad, answers.get(lo), answers.get(hi)
+
+
+def investigate(
+    execution: Execution,
+    good_name: str,
+    bad_name: str,
+    good_versions: Mapping[str, str],
+    bad_versions: Mapping[str, str],
+    good_python: str,
+    bad_python: str,
+    releases: Callable[[str, str], list[str]],
+) -> Investigation:
+    """Attribute one drift to a library and bisect that library's releases."""
+    trials = [0]
+    base = problem_packages(execution, good_versions)
+    after = problem_packages(execution, bad_versions)
+    changed = sorted(
+        p for p in set(base) | set(after) if base.get(p) != after.get(p) and p in after
+    )
+    finding = Finding(execution.problem.id, execution.solution.source, good_name, bad_name)
+
+    def done(**fields: Any) -> Finding:
+        return Finding(**{**finding.to_dict(), **fields, "trials": trials[0]})
+
+    if not changed:
+        how = "none of the problem's libraries changed"
+        if _minor(good_python) != _minor(bad_python):
+            return done(library="python", how=how + f"; Python {good_python} → {bad_python}")
+        return done(how=how)
+    responsible: list[str] = []
+    python = None
+    for candidate in pythons_between(good_python, bad_python):
+        control = yield from _step(Need(candidate, _pins(base), execution), trials)
+        if not control.passed:
+            continue  # the good versions do not pass (or install) on this Python
+        built = 0
+        for package in changed:
+            swapped = yield from _step(
+                Need(candidate, _pins({**base, package: after[package]}), execution), trials
+            )
+            built += swapped.passed is not None
+            if swapped.passed is False:
+                responsible.append(package)
+        if responsible or built == len(changed):
+            python = candidate
+            break
+    if python is None:
+        return done(how="no Python between the two combos installs and passes the good versions")
+    if not responsible:
+        return done(python=python, how="no single library breaks it alone: a combination does")
+    package = responsible[0]
+    how = f"changing {package} alone breaks it" + (
+        f" (so does changing {', '.join(responsible[1:])})" if len(responsible) > 1 else ""
+    )
+    if len(changed) == 1:
+        how = f"the only library of the problem that changed; {how}"
+    library = canonical("tensorflow" if package == "tensorflow-cpu" else package)
+    try:
+        series = releases(package, python)
+    except (IndexUnavailableError, LookupError) as exc:
+        return done(library=library, python=python, how=how + f"; no bisection: {exc}")
+    lo_v, hi_v = Version(base[package]), Version(after[package])
+    inside = [v for v in series if lo_v < Version(v) < hi_v]
+    span = [base[package], *inside, after[package]]
+    others = {k: v for k, v in base.items() if k != package}
+    good_i, bad_i, good_answer, bad_answer = yield from bisect_releases(
+        execution, package, span, python, others, trials
+    )
+    if bad_answer is None:  # the search ended at the known-bad end: ask for its details
+        bad_answer = yield from _step(
+            Need(python, _pins({**others, package: span[-1]}), execution), trials
+        )
+    if good_answer is None:
+        good_answer = yield from _step(Need(python, _pins(base), execution), trials)
+    error = ""
+    warning = ""
+    if bad_answer.outcome is not None:
+        error = bad_answer.outcome.first_line or bad_answer.outcome.status.value
+        if good_answer.outcome is not None:
+            related = related_warnings(good_answer.outcome.warnings, diagnose(bad_answer.outcome))
+            warning = related[0].message if related else ""
+    return done(
+        library=library,
+        how=how,
+        python=python,
+        last_good=span[good_i] if good_i is not None else None,
+        first_bad=span[bad_i] if bad_i is not None else None,
+        error=error,
+        warning=warning,
+        candidates=len(span),
+    )
+
+
+@dataclass
+class Lab:
+    """Builds the throwaway envs investigations ask for and runs their executions."""
+
+    builder: EnvBuilder
+    options: RunOptions = field(default_factory=RunOptions)
+    log: Callable[[str], None] = lambda _m: None
+    _answers: dict[tuple[str, tuple[tuple[str, str], ...]], dict[tuple[str, str], Outcome]] = field(
+        default_factory=dict
+    )
+    _envs: dict[tuple[str, tuple[tuple[str, str], ...]], EnvInfo] = field(default_factory=dict)
+
+    @property
+    def envs_built(self) -> list[EnvInfo]:
+        return list(self._envs.values())
+
+    def env(self, python: str, pins: tuple[tuple[str, str], ...]) -> EnvInfo:
+        key = (python, pins)
+        if key not in self._envs:
+            name = hashlib.sha256(repr(key).encode()).hexdigest()[:10]
+            combo = Combo(f"lab-{name}", python, (), tuple(f"{p}=={v}" for p, v in pins))
+            self.log(f"trial env on Python {python}: {', '.join(f'{p} {v}' for p, v in pins)}")
+            self._envs[key], _ = self.builder.build(combo)
+        return self._envs[key]
+
+    def answer(self, needs: Sequence[Need]) -> list[Answer]:
+        """Answer ``needs``, running each env once with every execution asked of it."""
+        by_env: dict[tuple[str, tuple[tuple[str, str], ...]], list[Execution]] = {}
+        for need in needs:
+            by_env.setdefault((need.python, need.pins), []).append(need.execution)
+        for (python, pins), executions in by_env.items():
+            env = self.env(python, pins)
+            known = self._answers.setdefault((python, pins), {})
+            todo = list({_key(e): e for e in executions if _key(e) not in known}.values())
+            if env.ok and todo:
+                sink: list[Outcome] = []
+                ComboRun("lab", env, _ListSink(sink), self.options).run(todo)
+                known.update({(o.problem_id, o.source): o for o in sink})
+        out = []
+        for need in needs:
+            env = self._envs[(need.python, need.pins)]
+            out.append(
+                Answer(env, self._answers[(need.python, need.pins)].get(_key(need.execution)))
+            )
+        return out
+
+
+def _key(execution: Execution) -> tuple[str, str]:
+    return (execution.problem.id, execution.solution.source)
+
+
+class _ListSink:
+    def __init__(self, items: list[Outcome]) -> None:
+        self.items = items
+
+    def write(self, outcome: Outcome) -> None:
+        self.items.append(outcome)
+
+
+def drive(lab: Lab, investigations: Sequence[Investigation]) -> list[Finding]:
+    """Run investigations side by side, answering each round of questions together."""
+    findings: list[Finding | None] = [None] * len(investigations)
+    pending: dict[int, Need] = {}
+    for i, gen in enumerate(investigations):
+        try:
+            pending[i] = next(gen)
+        except StopIteration as stop:
+            findings[i] = stop.value
+    while pending:
+        order = list(pending)
+        answers = lab.answer([pending[i] for i in order])
+        for i, answer in zip(order, answers, strict=True):
+            try:
+                pending[i] = investigations[i].send(answer)
+            except StopIteration as stop:
+                findings[i] = stop.value
+                del pending[i]
+    return [f for f in findings if f is not None]
+
+
+def release_lister(index: Index) -> Callable[[str, str], list[str]]:
+    """``(package, python) → releases with a wheel``, as strings, oldest first."""
+
+    def releases(package: str, python: str) -> list[str]:
+        return [str(v) for v in index.versions_with_wheels(package, python)]
+
+    return releases
+
+
+def bisect_library(
+    execution: Execution,
+    package: str,
+    good: str,
+    bad: str,
+    python: str,
+    others: Mapping[str, str],
+    releases: Callable[[str, str], list[str]],
+) -> Investigation:
+    """``harness bisect``: the first release of ``package`` between ``good`` and ``bad``
+    where the outcome changes, the others pinned at ``others``."""
+    trials = [0]
+    finding = Finding(
+        execution.problem.id,
+        execution.solution.source,
+        f"{package} {good}",
+        f"{package} {bad}",
+        library=canonical("tensorflow" if package == "tensorflow-cpu" else package),
+        python=python,
+    )
+
+    def done(**fields: Any) -> Finding:
+        return Finding(**{**finding.to_dict(), **fields, "trials": trials[0]})
+
+    start = yield from _step(Need(python, _pins({**others, package: good}), execution), trials)
+    end = yield from _step(Need(python, _pins({**others, package: bad}), execution), trials)
+    for version, answer in ((good, start), (bad, end)):
+        if answer.passed is None:
+            return done(
+                how=f"{package} {version} does not install on Python {python}: {answer.env.error}"
+            )
+    if start.passed == end.passed:
+        status = start.outcome.status.value if start.outcome else "?"
+        return done(how=f"the outcome is the same ({status}) at both ends")
+    try:
+        series = releases(package, python)
+    except (IndexUnavailableError, LookupError) as exc:
+        return done(how=f"cannot list releases: {exc}")
+    span = [good, *[v for v in series if Version(good) < Version(v) < Version(bad)], bad]
+    good_i, bad_i, good_answer, bad_answer = yield from bisect_releases(
+        execution, package, span, python, others, trials, good_passes=bool(start.passed)
+    )
+    good_answer = good_answer or start
+    bad_answer = bad_answer or end
+    error = warning = ""
+    if bad_answer.outcome is not None:
+        error = bad_answer.outcome.first_line or bad_answer.outcome.status.value
+    if good_answer.outcome is not None and bad_answer.outcome is not None:
+        related = related_warnings(good_answer.outcome.warnings, diagnose(bad_answer.outcome))
+        warning = related[0].message if related else ""
+    return done(
+        how="bisection" + ("" if start.passed else " (fails first, then passes)"),
+        last_good=span[good_i] if good_i is not None else None,
+        first_bad=span[bad_i] if bad_i is not None else None,
+        error=error,
+        warning=warning,
+        candidates=len(span),
+    )
+
+
+def analyse_drift(
+    lab: Lab,
+    drifts: Sequence[tuple[Execution, str, str]],
+    envs: Mapping[str, EnvInfo],
+    releases: Callable[[str, str], list[str]],
+) -> list[Finding]:
+    """Attribute and bisect each (execution, last good combo, first bad combo)."""
+    investigations = []
+    for execution, good, bad in drifts:
+        g, b = envs[good], envs[bad]
+        investigations.append(
+            investigate(execution, good, bad, g.versions, b.versions, g.python, b.python, releases)
+        )
+    return drive(lab, investigations)

@@ -1,0 +1,212 @@
+"""Every run, remembered: a SQLite database beside the run directories.
+
+``results/history.sqlite`` holds each recorded run's environments and outcomes, so a
+nightly job can say what changed since the night before: new failures, new fixes,
+new warnings, and the library releases that moved in between. Recording a run again
+replaces its rows, so it is safe to repeat.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import UsageError
+from harness.reports import load_envs, load_manifest
+from harness.results import Status
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from harness.results import RunDir
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, started TEXT, matrix TEXT, baseline TEXT, recorded_order INTEGER
+);
+CREATE TABLE IF NOT EXISTS envs (
+    run_id TEXT, combo TEXT, ok INTEGER, python TEXT, versions TEXT, error TEXT,
+    PRIMARY KEY (run_id, combo)
+);
+CREATE TABLE IF NOT EXISTS outcomes (
+    run_id TEXT, combo TEXT, problem_id TEXT, source TEXT, attempt INTEGER, status TEXT,
+    library TEXT, exc_type TEXT, message TEXT, warnings TEXT, duration_s REAL,
+    PRIMARY KEY (run_id, combo, problem_id, source, attempt)
+);
+CREATE INDEX IF NOT EXISTS outcomes_by_problem ON outcomes (problem_id, source, combo);
+"""
+_FAILURES = tuple(s.value for s in Status if s.is_failure)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) a history database of a schema this code understands."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA)
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        db.commit()
+    elif int(row[0]) > SCHEMA_VERSION:
+        db.close()
+        raise UsageError(
+            f"{path}: history schema {row[0]} was written by a newer harness (this one reads {SCHEMA_VERSION})"
+        )
+    return db
+
+
+def record(db: sqlite3.Connection, run: RunDir) -> None:
+    """Store ``run`` (its envs and outcomes), replacing an earlier record of it."""
+    manifest = load_manifest(run)
+    combos = list(dict.fromkeys([*manifest.get("combos", []), *run.combos()]))
+    run_id = run.run_id
+    with db:
+        for table in ("runs", "envs", "outcomes"):
+            db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))  # noqa: S608 - fixed names
+        order = db.execute("SELECT COALESCE(MAX(recorded_order), 0) + 1 FROM runs").fetchone()[0]
+        db.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
+            (
+                run_id,
+                manifest.get("started"),
+                manifest.get("matrix"),
+                manifest.get("baseline"),
+                order,
+            ),
+        )
+        for combo, env in load_envs(run, combos).items():
+            db.execute(
+                "INSERT INTO envs VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    combo,
+                    int(env.ok),
+                    env.python,
+                    json.dumps(env.library_versions()),
+                    env.error,
+                ),
+            )
+        db.executemany(
+            "INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    run_id,
+                    o.combo,
+                    o.problem_id,
+                    o.source,
+                    o.attempt,
+                    o.status.value,
+                    o.library,
+                    o.exc_type,
+                    o.first_line,
+                    json.dumps([[w.category, w.message, w.module] for w in o.warnings]),
+                    o.duration_s,
+                )
+                for o in run.read_all()
+            ],
+        )
+
+
+def runs(db: sqlite3.Connection) -> list[str]:
+    """Recorded run ids, oldest first (in the order they were first recorded)."""
+    return [r[0] for r in db.execute("SELECT run_id FROM runs ORDER BY recorded_order")]
+
+
+def previous(db: sqlite3.Connection, run_id: str) -> str | None:
+    ids = runs(db)
+    if run_id not in ids:
+        return ids[-1] if ids else None
+    position = ids.index(run_id)
+    return ids[position - 1] if position > 0 else None
+
+
+def _outcomes(
+    db: sqlite3.Connection, run_id: str
+) -> dict[tuple[str, str, str], tuple[str, str, list[Any]]]:
+    rows = db.execute(
+        "SELECT combo, problem_id, source, status, message, warnings FROM outcomes"
+        " WHERE run_id = ? AND attempt = 0",
+        (run_id,),
+    )
+    return {(c, p, s): (st, msg or "", json.loads(w)) for c, p, s, st, msg, w in rows}
+
+
+def _versions(db: sqlite3.Connection, run_id: str) -> dict[str, dict[str, str]]:
+    rows = db.execute("SELECT combo, versions FROM envs WHERE run_id = ? AND ok = 1", (run_id,))
+    return {combo: json.loads(v) for combo, v in rows}
+
+
+def diff(db: sqlite3.Connection, before: str, after: str) -> dict[str, Any]:
+    """What changed from run ``before`` to run ``after``."""
+    known = runs(db)
+    for run_id in (before, after):
+        if run_id not in known:
+            raise UsageError(
+                f"no run {run_id!r} in the history (runs: {', '.join(known[-5:]) or 'none'})"
+            )
+    a, b = _outcomes(db, before), _outcomes(db, after)
+    new_failures, new_fixes = [], []
+    for key in sorted(set(a) & set(b)):
+        (was, _, _), (now, message, _) = a[key], b[key]
+        item = {
+            "combo": key[0],
+            "problem_id": key[1],
+            "source": key[2],
+            "before": was,
+            "after": now,
+        }
+        if was == Status.PASS.value and now in _FAILURES:
+            new_failures.append({**item, "error": message})
+        elif was in _FAILURES and now == Status.PASS.value:
+            new_fixes.append(item)
+    seen = {(w[0], w[1]) for _, _, ws in a.values() for w in ws}
+    new_warnings: dict[tuple[str, str], dict[str, Any]] = {}
+    for (combo, problem_id, _), (_, _, ws) in sorted(b.items()):
+        for category, message, module in ws:
+            if (category, message) not in seen and not module.startswith("<"):
+                entry = new_warnings.setdefault(
+                    (category, message),
+                    {
+                        "library": module.split(".")[0],
+                        "category": category,
+                        "message": message,
+                        "problems": [],
+                    },
+                )
+                entry["problems"].append(f"{combo}:{problem_id}")
+    va, vb = _versions(db, before), _versions(db, after)
+    releases = [
+        {
+            "combo": combo,
+            "library": lib,
+            "before": va[combo].get(lib, "-"),
+            "after": vb[combo].get(lib, "-"),
+        }
+        for combo in sorted(set(va) & set(vb))
+        for lib in sorted(set(va[combo]) | set(vb[combo]))
+        if va[combo].get(lib) != vb[combo].get(lib)
+    ]
+    return {
+        "previous": before,
+        "current": after,
+        "new_failures": new_failures,
+        "new_fixes": new_fixes,
+        "new_warnings": list(new_warnings.values()),
+        "releases": releases,
+    }
+
+
+def default_path(results_root: Path) -> Path:
+    return results_root / "history.sqlite"
+
+
+def record_and_diff(run: RunDir, history: Path) -> dict[str, Any] | None:
+    """Record ``run`` and return what changed since the run recorded before it."""
+    with closing(connect(history)) as db:
+        record(db, run)
+        before = previous(db, run.run_id)
+        return diff(db, before, run.run_id) if before else None

@@ -1,0 +1,122 @@
+"""The dataset cache: what problems need, fetching it (from a loopback server), using it offline."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from harness import fetchdata, problems
+from tests.conftest import DS1000_FILE, ROOT, needs_ds1000
+
+DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture
+def server():  # type: ignore[no-untyped-def]
+    """Serves tests/data/datasets/seaborn over HTTP on loopback, as a stand-in for seaborn-data."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(DATA / "datasets" / "seaborn"))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@needs_ds1000()
+def test_what_ds1000_needs() -> None:
+    needs = fetchdata.needed(problems.load_ds1000(DS1000_FILE))
+    assert list(needs.seaborn) == ["exercise", "penguins", "planets", "tips"]
+    assert list(needs.sklearn) == ["fetch_california_housing"]
+
+
+def test_fetch_seaborn_from_a_mirror(tmp_path: Path, server: str) -> None:
+    results = fetchdata.fetch_seaborn(["tiny", "missing"], tmp_path, server)
+    assert [(r.name, r.ok) for r in results] == [("tiny", True), ("missing", False)]
+    assert results[1].detail.endswith("/missing.csv: File not found")
+    assert (tmp_path / "seaborn" / "tiny.csv").read_text().startswith("day,total")
+    again = fetchdata.fetch_seaborn(["tiny"], tmp_path, server)
+    assert again[0].detail == "already cached"
+    assert fetchdata.environment(tmp_path) == {"SEABORN_DATA": str(tmp_path / "seaborn")}
+
+
+def test_fetch_data_command(tmp_path: Path, server: str) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "fetch-data",
+            "--problems",
+            str(DATA / "netproblems"),
+            "--data-dir",
+            str(tmp_path),
+            "--seaborn-url",
+            server,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["ok     tiny: 39 bytes", f"1/1 datasets in {tmp_path}"]
+
+
+@pytest.mark.network
+def test_runs_use_the_cache_offline(tmp_path: Path, server: str) -> None:
+    fetchdata.fetch_seaborn(["tiny"], tmp_path / "data", server)
+    (tmp_path / "matrix.toml").write_text(
+        '[combos.sns]\npython = "3.11"\nnumpy = "1.26.4"\nextras = ["seaborn==0.13.2", "pandas==2.2.3"]\n'
+    )
+    args = [
+        sys.executable,
+        "-m",
+        "harness",
+        "run",
+        "--problems",
+        str(DATA / "netproblems"),
+        "--results",
+        str(tmp_path / "results"),
+        "--env-dir",
+        str(tmp_path / "envs"),
+        "--no-history",
+        "-q",
+    ]
+    env = {"HARNESS_DATA_DIR": str(tmp_path / "data")}
+    for run_id, data_env in (
+        ("cached", env),
+        ("uncached", {**env, "HARNESS_DATA_DIR": str(tmp_path / "none")}),
+    ):
+        proc = subprocess.run(
+            [*args, "--run-id", run_id],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, **data_env},
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    (cached,) = [
+        json.loads(x)
+        for x in (tmp_path / "results" / "cached" / "sns.jsonl").read_text().splitlines()
+    ]
+    (uncached,) = [
+        json.loads(x)
+        for x in (tmp_path / "results" / "uncached" / "sns.jsonl").read_text().splitlines()
+    ]
+    assert cached["status"] == "pass", cached
+    assert uncached["status"] == "error"  # offline: the download fails (online: 'tiny' is unknown)
