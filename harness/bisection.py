@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Generator
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from packaging.version import Version
 
 from harness import interpreters
 from harness.causes import diagnose
 from harness.drift import related_warnings
-from harness.libraries import MODULE_TO_PACKAGE, canonical
+from harness.libraries import MODULE_TO_PACKAGE, canonical, lookup
 from harness.results import Outcome, Status
 from harness.runner import ComboRun, Execution, RunOptions
-from harness.spec import Combo
+from harness.spec import Combo, LibrarySpec, VersionKind
 from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
@@ -45,6 +45,9 @@ class Need:
     python: str
     pins: tuple[tuple[str, str], ...]  # (distribution, version), sorted
     execution: Execution
+    # The pin being tried: when the others cannot stay put with it, they may rise to
+    # the lowest releases it works with (pandas 3 needs NumPy 2).
+    vary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ class Finding:
     warning: str = ""  # a related warning raised at last_good
     candidates: int = 0  # releases in the range
     trials: int = 0  # executions it took
+    # other libraries that had to rise with the first bad release (pandas 3 needs NumPy 2)
+    moved: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,6 +108,26 @@ def problem_packages(execution: Execution, versions: Mapping[str, str]) -> dict[
                 pins[name] = versions[name]
                 break
     return pins
+
+
+def _ends(good: Answer, bad: Answer, others: Mapping[str, str]) -> dict[str, Any]:
+    """What a finding says about the two releases it found: the failure, the warning
+    the good one raised about it, and which other libraries rose with the bad one."""
+    error = warning = ""
+    if bad.outcome is not None:
+        error = bad.outcome.first_line or bad.outcome.status.value
+        if good.outcome is not None:
+            related = related_warnings(good.outcome.warnings, diagnose(bad.outcome))
+            warning = related[0].message if related else ""
+    return {"error": error, "warning": warning, "moved": _moved(bad, others)}
+
+
+def _moved(answer: Answer | None, others: Mapping[str, str]) -> dict[str, str]:
+    """Which of ``others`` the env of ``answer`` holds at another version."""
+    if answer is None:
+        return {}
+    found = answer.env.versions
+    return {p: found[p] for p, v in others.items() if p in found and found[p] != v}
 
 
 def _pins(mapping: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -154,7 +179,7 @@ def bisect_releases(
     while hi - lo > 1:
         mid = (lo + hi) // 2
         answer = yield from _step(
-            Need(python, _pins({**others, package: candidates[mid]}), execution), trials
+            Need(python, _pins({**others, package: candidates[mid]}), execution, package), trials
         )
         if answer.passed is None:
             del candidates[mid]
@@ -206,7 +231,8 @@ def investigate(
         built = 0
         for package in changed:
             swapped = yield from _step(
-                Need(candidate, _pins({**base, package: after[package]}), execution), trials
+                Need(candidate, _pins({**base, package: after[package]}), execution, package),
+                trials,
             )
             built += swapped.passed is not None
             if swapped.passed is False:
@@ -238,26 +264,18 @@ def investigate(
     )
     if bad_answer is None:  # the search ended at the known-bad end: ask for its details
         bad_answer = yield from _step(
-            Need(python, _pins({**others, package: span[-1]}), execution), trials
+            Need(python, _pins({**others, package: span[-1]}), execution, package), trials
         )
     if good_answer is None:
         good_answer = yield from _step(Need(python, _pins(base), execution), trials)
-    error = ""
-    warning = ""
-    if bad_answer.outcome is not None:
-        error = bad_answer.outcome.first_line or bad_answer.outcome.status.value
-        if good_answer.outcome is not None:
-            related = related_warnings(good_answer.outcome.warnings, diagnose(bad_answer.outcome))
-            warning = related[0].message if related else ""
     return done(
         library=library,
         how=how,
         python=python,
         last_good=span[good_i] if good_i is not None else None,
         first_bad=span[bad_i] if bad_i is not None else None,
-        error=error,
-        warning=warning,
         candidates=len(span),
+        **_ends(good_answer, bad_answer, others),
     )
 
 
@@ -268,44 +286,86 @@ class Lab:
     builder: EnvBuilder
     options: RunOptions = field(default_factory=RunOptions)
     log: Callable[[str], None] = lambda _m: None
-    _answers: dict[tuple[str, tuple[tuple[str, str], ...]], dict[tuple[str, str], Outcome]] = field(
+    _answers: dict[
+        tuple[str, tuple[tuple[str, str], ...], str | None], dict[tuple[str, str], Outcome]
+    ] = field(default_factory=dict)
+    _envs: dict[tuple[str, tuple[tuple[str, str], ...], str | None], EnvInfo] = field(
         default_factory=dict
     )
-    _envs: dict[tuple[str, tuple[tuple[str, str], ...]], EnvInfo] = field(default_factory=dict)
 
     @property
     def envs_built(self) -> list[EnvInfo]:
         return list(self._envs.values())
 
-    def env(self, python: str, pins: tuple[tuple[str, str], ...]) -> EnvInfo:
-        key = (python, pins)
+    def env(self, need: Need) -> EnvInfo:
+        key = _env_key(need)
         if key not in self._envs:
-            name = hashlib.sha256(repr(key).encode()).hexdigest()[:10]
-            combo = Combo(f"lab-{name}", python, (), tuple(f"{p}=={v}" for p, v in pins))
-            self.log(f"trial env on Python {python}: {', '.join(f'{p} {v}' for p, v in pins)}")
-            self._envs[key], _ = self.builder.build(combo)
+            env = self._build(need.python, need.pins)
+            if not env.ok and env.stage == "resolve" and need.vary and len(need.pins) > 1:
+                env = self._build(need.python, need.pins, lift_except=need.vary)
+            self._envs[key] = env
         return self._envs[key]
+
+    def _build(
+        self, python: str, pins: tuple[tuple[str, str], ...], lift_except: str | None = None
+    ) -> EnvInfo:
+        """An env with ``pins``; with ``lift_except``, the other pins become lower bounds."""
+        name = hashlib.sha256(repr((python, pins, lift_except)).encode()).hexdigest()[:10]
+        # The seven libraries as libraries, so the env probe imports them: a pairing
+        # that cannot even be imported (pandas 1.5 on NumPy 2) is no trial at all.
+        libraries, extras = [], []
+        for package, version in pins:
+            exact = lift_except is None or package == lift_except
+            constraint = version if exact else f">={version}"
+            kind = VersionKind.PIN if exact else VersionKind.SPECIFIER
+            lib = lookup(package)
+            if lib is not None:
+                libraries.append(LibrarySpec(lib.key, package, constraint, kind))
+            else:
+                extras.append(f"{package}{'==' if exact else ''}{constraint}")
+        combo = Combo(
+            f"lab-{name}",
+            python,
+            tuple(libraries),
+            tuple(extras),
+            resolution="lowest-direct" if lift_except else "highest",
+        )
+        shown = ", ".join(f"{p} {v}" for p, v in pins)
+        self.log(
+            f"trial env on Python {python}: {shown}" + (" (others may rise)" if lift_except else "")
+        )
+        env, _ = self.builder.build(combo)
+        broken = {m: r.get("error", "") for m, r in env.imports.items() if not r.get("ok")}
+        if env.ok and broken:
+            module, error = next(iter(broken.items()))
+            env = replace(env, ok=False, stage="import", error=f"import {module} fails: {error}")
+        return env
 
     def answer(self, needs: Sequence[Need]) -> list[Answer]:
         """Answer ``needs``, running each env once with every execution asked of it."""
-        by_env: dict[tuple[str, tuple[tuple[str, str], ...]], list[Execution]] = {}
+        by_env: dict[tuple[str, tuple[tuple[str, str], ...], str | None], list[Need]] = {}
         for need in needs:
-            by_env.setdefault((need.python, need.pins), []).append(need.execution)
-        for (python, pins), executions in by_env.items():
-            env = self.env(python, pins)
-            known = self._answers.setdefault((python, pins), {})
-            todo = list({_key(e): e for e in executions if _key(e) not in known}.values())
+            by_env.setdefault(_env_key(need), []).append(need)
+        for key, group in by_env.items():
+            env = self.env(group[0])
+            known = self._answers.setdefault(key, {})
+            todo = list(
+                {
+                    _key(n.execution): n.execution for n in group if _key(n.execution) not in known
+                }.values()
+            )
             if env.ok and todo:
                 sink: list[Outcome] = []
                 ComboRun("lab", env, _ListSink(sink), self.options).run(todo)
                 known.update({(o.problem_id, o.source): o for o in sink})
-        out = []
-        for need in needs:
-            env = self._envs[(need.python, need.pins)]
-            out.append(
-                Answer(env, self._answers[(need.python, need.pins)].get(_key(need.execution)))
-            )
-        return out
+        return [
+            Answer(self._envs[_env_key(n)], self._answers[_env_key(n)].get(_key(n.execution)))
+            for n in needs
+        ]
+
+
+def _env_key(need: Need) -> tuple[str, tuple[tuple[str, str], ...], str | None]:
+    return (need.python, need.pins, need.vary)
 
 
 def _key(execution: Execution) -> tuple[str, str]:
@@ -320,7 +380,13 @@ class _ListSink:
         self.items.append(outcome)
 
 
-def drive(lab: Lab, investigations: Sequence[Investigation]) -> list[Finding]:
+class Answerer(Protocol):
+    """Anything that answers investigations' questions: a :class:`Lab`, or a fake in tests."""
+
+    def answer(self, needs: Sequence[Need]) -> list[Answer]: ...
+
+
+def drive(lab: Answerer, investigations: Sequence[Investigation]) -> list[Finding]:
     """Run investigations side by side, answering each round of questions together."""
     findings: list[Finding | None] = [None] * len(investigations)
     pending: dict[int, Need] = {}
@@ -374,8 +440,12 @@ def bisect_library(
     def done(**fields: Any) -> Finding:
         return Finding(**{**finding.to_dict(), **fields, "trials": trials[0]})
 
-    start = yield from _step(Need(python, _pins({**others, package: good}), execution), trials)
-    end = yield from _step(Need(python, _pins({**others, package: bad}), execution), trials)
+    start = yield from _step(
+        Need(python, _pins({**others, package: good}), execution, package), trials
+    )
+    end = yield from _step(
+        Need(python, _pins({**others, package: bad}), execution, package), trials
+    )
     for version, answer in ((good, start), (bad, end)):
         if answer.passed is None:
             return done(
@@ -392,21 +462,12 @@ def bisect_library(
     good_i, bad_i, good_answer, bad_answer = yield from bisect_releases(
         execution, package, span, python, others, trials, good_passes=bool(start.passed)
     )
-    good_answer = good_answer or start
-    bad_answer = bad_answer or end
-    error = warning = ""
-    if bad_answer.outcome is not None:
-        error = bad_answer.outcome.first_line or bad_answer.outcome.status.value
-    if good_answer.outcome is not None and bad_answer.outcome is not None:
-        related = related_warnings(good_answer.outcome.warnings, diagnose(bad_answer.outcome))
-        warning = related[0].message if related else ""
     return done(
         how="bisection" + ("" if start.passed else " (fails first, then passes)"),
         last_good=span[good_i] if good_i is not None else None,
         first_bad=span[bad_i] if bad_i is not None else None,
-        error=error,
-        warning=warning,
         candidates=len(span),
+        **_ends(good_answer or start, bad_answer or end, others),
     )
 
 

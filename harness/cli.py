@@ -136,10 +136,15 @@ def _parser() -> argparse.ArgumentParser:
     bis = sub.add_parser(
         "bisect", help="find the first release of a library where a problem's outcome changes"
     )
-    bis.add_argument("--problem", required=True, help="problem id, e.g. ds1000/47")
-    bis.add_argument("--library", required=True, help="the library to bisect, e.g. pandas")
-    bis.add_argument("--good", required=True, help="a release where the solution passes")
-    bis.add_argument("--bad", required=True, help="a later release where it fails")
+    bis.add_argument(
+        "--run",
+        metavar="RUN_DIR",
+        help="instead: attribute and bisect every drifted problem of a finished run",
+    )
+    bis.add_argument("--problem", help="problem id, e.g. ds1000/47")
+    bis.add_argument("--library", help="the library to bisect, e.g. pandas")
+    bis.add_argument("--good", help="a release where the solution passes")
+    bis.add_argument("--bad", help="a later release where it fails")
     bis.add_argument(
         "--source",
         default=REFERENCE,
@@ -264,6 +269,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
+    if args.run:
+        return _bisect_run(args)
+    missing = [f"--{k}" for k in ("problem", "library", "good", "bad") if not getattr(args, k)]
+    if missing:
+        raise UsageError(f"bisect needs {', '.join(missing)} (or --run RUN_DIR)")
     matrix = spec.load(args.matrix)
     combo = matrix.by_id.get(args.combo or matrix.baseline)
     if combo is None:
@@ -320,6 +330,36 @@ def cmd_bisect(args: argparse.Namespace) -> int:
             print(f"  {package} {finding.last_good} warned: {finding.warning}")
     else:
         print(f"{problem.id} ({solution.source}): no first bad release: {finding.how}")
+    return 0
+
+
+def _bisect_run(args: argparse.Namespace) -> int:
+    run = RunDir(Path(args.run))
+    manifest = reports.load_manifest(run)
+    if not manifest:
+        raise UsageError(f"{args.run}: not a results directory (no run.json)")
+    inputs = manifest.get("inputs", {})
+    locations = args.problems or inputs.get("problems") or ["problems"]
+    all_problems = problems.load_problems([datasets.resolve(p) for p in locations])
+    args.no_reference, args.idioms = False, False
+    args.answers = args.answers or inputs.get("answers", [])
+    matrix = spec.load(args.matrix)
+    job = pipeline.Job(
+        spec=matrix,
+        combos=(),
+        problems=all_problems,
+        solutions=_load_solutions(args, all_problems, all_problems),
+        run_dir=run,
+        env_root=Path(args.env_dir).absolute(),
+    )
+    with reporter(False) as progress:
+        summary = pipeline.analyse_existing(job, progress)
+    found = [
+        t
+        for t in summary.drift
+        if summary.analysis.get((t.problem_id, t.source), {}).get("first_bad")
+    ]
+    print(f"{len(found)} of {len(summary.drift)} drifted problems bisected; see {run.summary_md}")
     return 0
 
 

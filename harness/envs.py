@@ -183,8 +183,12 @@ class EnvBuilder:
             "--no-header",
             "--prerelease",
             "if-necessary-or-explicit",
+            # uv prefers the versions of an existing output file; "latest" must mean latest
+            "--upgrade",
             "--quiet",
         ]
+        if combo.resolution != "highest":
+            args += ["--resolution", combo.resolution]
         for package in _BINARY_ONLY:
             args += ["--only-binary", package]
         if combo.as_of:

@@ -100,6 +100,14 @@ def run(job: Job, reporter: Reporter) -> Summary:
     return summary
 
 
+def analyse_existing(job: Job, reporter: Reporter) -> Summary:
+    """Attribute and bisect the drift of a finished run, then rewrite its reports."""
+    summary = reports.write_reports(job.run_dir)
+    builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
+    analyse(job, summary, builder, reporter)
+    return reports.write_reports(job.run_dir)
+
+
 def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter) -> None:
     """Find the responsible library and its first bad release for every drifted problem."""
     problems = {p.id: p for p in job.problems}

@@ -76,6 +76,9 @@ class Combo:
     tags: tuple[str, ...] = ()
     description: str = ""
     origin: str = ""  # the table it came from, e.g. "combos.latest" or "axes.grid"
+    # uv's strategy: "highest", or "lowest-direct" for the trial envs of bisection,
+    # which move other libraries only as far as a swapped one requires.
+    resolution: str = "highest"
 
     def library(self, key: str) -> LibrarySpec | None:
         return next((lib for lib in self.libraries if lib.library == key), None)

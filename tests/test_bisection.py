@@ -1,0 +1,193 @@
+"""Attribution and bisection logic, driven by a fake lab: no environments needed.
+
+The fake knows the truth (which versions install together, which fail the problem)
+and answers the investigations' questions from it, counting how many it was asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from packaging.version import Version
+
+from harness import bisection
+from harness.bisection import Answer, Need
+from harness.envs import EnvInfo
+from harness.problems import REFERENCE, Problem, Solution
+from harness.results import CapturedWarning, Outcome, Status
+from harness.runner import Execution
+
+PANDAS_PROBLEM = Problem(
+    "s/1",
+    "1",
+    "s",
+    "pandas",
+    "",
+    "",
+    "def test_execution(s):\n    pass\n",
+    requires=("pandas", "numpy"),
+)
+EXECUTION = Execution(PANDAS_PROBLEM, Solution("s/1", REFERENCE, "x"))
+PANDAS = ["1.5.3", "2.0.0", "2.0.1", "2.0.2", "2.0.3", "2.1.0", "2.1.4", "2.2.3", "3.0.0", "3.1.1"]
+
+
+@dataclass
+class FakeLab:
+    fails: Callable[[dict[str, str]], bool]  # versions → does the problem fail?
+    installs: Callable[[str, dict[str, str]], bool] = lambda py, v: True
+    asked: list[Need] = field(default_factory=list)
+
+    def answer(self, needs: Sequence[Need]) -> list[Answer]:
+        out = []
+        for need in needs:
+            self.asked.append(need)
+            versions = dict(need.pins)
+            env = EnvInfo(
+                "lab",
+                ok=self.installs(need.python, versions),
+                python=need.python,
+                versions=versions,
+            )
+            if not env.ok:
+                out.append(Answer(env, None))
+                continue
+            failed = self.fails(versions)
+            warnings = (
+                ()
+                if failed
+                else (
+                    CapturedWarning(
+                        "FutureWarning", "frame.append is deprecated", "pandas.core.frame"
+                    ),
+                )
+            )
+            outcome = Outcome(
+                "lab",
+                "lab",
+                "s/1",
+                REFERENCE,
+                Status.ERROR if failed else Status.PASS,
+                exc_type="AttributeError" if failed else None,
+                message="'DataFrame' object has no attribute 'append'" if failed else "",
+                traceback="/e/site-packages/pandas/core/generic.py:1 in __getattr__",
+                warnings=warnings,
+                versions=versions,
+            )
+            out.append(Answer(env, outcome))
+        return out
+
+
+def releases(package: str, python: str) -> list[str]:
+    return PANDAS if package == "pandas" else ["1.26.4", "2.0.2", "2.1.3"]
+
+
+def v(text: str) -> Version:
+    return Version(text)
+
+
+def test_bisection_finds_the_first_bad_release_in_log_steps() -> None:
+    lab = FakeLab(fails=lambda vs: v(vs["pandas"]) >= v("2.0.0"))
+    (f,) = bisection.drive(
+        lab,
+        [
+            bisection.bisect_library(
+                EXECUTION, "pandas", "1.5.3", "3.1.1", "3.11", {"numpy": "1.26.4"}, releases
+            )
+        ],
+    )
+    assert (f.last_good, f.first_bad, f.candidates) == ("1.5.3", "2.0.0", 10)
+    assert f.error == "AttributeError: 'DataFrame' object has no attribute 'append'"
+    assert f.warning == "frame.append is deprecated"
+    assert f.trials <= 2 + 4  # both ends, then ceil(log2(9)) halvings
+
+
+def test_unbuildable_releases_are_skipped() -> None:
+    lab = FakeLab(
+        fails=lambda vs: v(vs["pandas"]) >= v("2.1.0"),
+        installs=lambda py, vs: vs["pandas"] not in ("2.0.3", "2.1.0"),
+    )
+    (f,) = bisection.drive(
+        lab,
+        [
+            bisection.bisect_library(
+                EXECUTION, "pandas", "1.5.3", "3.1.1", "3.11", {"numpy": "1.26.4"}, releases
+            )
+        ],
+    )
+    # 2.1.0 cannot be built, so the first bad release that can is 2.1.4
+    assert (f.last_good, f.first_bad) == ("2.0.2", "2.1.4")
+
+
+def test_same_outcome_at_both_ends() -> None:
+    lab = FakeLab(fails=lambda vs: False)
+    (f,) = bisection.drive(
+        lab,
+        [bisection.bisect_library(EXECUTION, "pandas", "1.5.3", "3.1.1", "3.11", {}, releases)],
+    )
+    assert f.first_bad is None
+    assert f.how == "the outcome is the same (pass) at both ends"
+
+
+def investigation(lab: FakeLab, pythons: list[str]) -> bisection.Finding:
+    good = {"pandas": "1.5.3", "numpy": "1.26.4"}
+    bad = {"pandas": "3.1.1", "numpy": "2.1.3"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bisection, "pythons_between", lambda a, b: pythons)
+        (f,) = bisection.drive(
+            lab,
+            [
+                bisection.investigate(
+                    EXECUTION, "old", "new", good, bad, "3.10.13", "3.13.0", releases
+                )
+            ],
+        )
+    return f
+
+
+def test_attribution_swaps_one_library_at_a_time() -> None:
+    lab = FakeLab(fails=lambda vs: v(vs["pandas"]) >= v("2.0.0"))
+    f = investigation(lab, ["3.10"])
+    assert (f.library, f.first_bad, f.python) == ("pandas", "2.0.0", "3.10")
+    assert f.how == "changing pandas alone breaks it"
+    swaps = [dict(n.pins) for n in lab.asked[:3]]
+    assert swaps == [
+        {"pandas": "1.5.3", "numpy": "1.26.4"},  # control
+        {"pandas": "1.5.3", "numpy": "2.1.3"},  # numpy alone
+        {"pandas": "3.1.1", "numpy": "1.26.4"},  # pandas alone
+    ]
+
+
+def test_attribution_moves_to_a_python_where_the_swaps_install() -> None:
+    # on 3.10 the new releases do not install; on 3.11 the new numpy does not import old pandas
+    def installs(py: str, vs: dict[str, str]) -> bool:
+        if py == "3.10":
+            return v(vs["pandas"]) < v("3.0.0") and v(vs["numpy"]) < v("2.0.0")
+        return not (v(vs["numpy"]) >= v("2.0.0") and v(vs["pandas"]) < v("2.2.0"))
+
+    lab = FakeLab(fails=lambda vs: v(vs["pandas"]) >= v("3.0.0"), installs=installs)
+    f = investigation(lab, ["3.10", "3.11"])
+    assert (f.library, f.python, f.last_good, f.first_bad) == ("pandas", "3.11", "2.2.3", "3.0.0")
+
+
+def test_no_single_library_to_blame() -> None:
+    lab = FakeLab(fails=lambda vs: vs == {"pandas": "3.1.1", "numpy": "2.1.3"})
+    f = investigation(lab, ["3.11"])
+    assert f.library is None
+    assert f.how == "no single library breaks it alone: a combination does"
+
+
+def test_shared_questions_are_answered_once() -> None:
+    class CountingLab(FakeLab):
+        pass
+
+    lab = CountingLab(fails=lambda vs: v(vs["pandas"]) >= v("2.0.0"))
+    gens = [
+        bisection.bisect_library(EXECUTION, "pandas", "1.5.3", "3.1.1", "3.11", {}, releases)
+        for _ in range(3)
+    ]
+    findings = bisection.drive(lab, gens)
+    assert {f.first_bad for f in findings} == {"2.0.0"}
+    # three investigations, each asked every step in lockstep: one round per step
+    assert len(lab.asked) == 3 * findings[0].trials
