@@ -87,3 +87,18 @@ def bench(session: nox.Session) -> None:
     """The executor benchmark (fresh vs zygote vs compute floor); see BENCHMARKS.md."""
     _install_harness(session)
     session.run("python", "benchmarks/executor.py", *session.posargs)
+
+
+@nox.session(name="validate-problems")
+def validate_problems(session: nox.Session) -> None:
+    """Validate every problem in problems/ against real releases; rewrites its table."""
+    _install_harness(session)
+    session.run(
+        "harness",
+        "validate-problems",
+        "--write-table",
+        "problems/README.md",
+        "--json",
+        "results/validation.json",
+        *session.posargs,
+    )

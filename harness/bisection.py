@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Generator
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from packaging.version import Version
 
@@ -33,9 +33,13 @@ from harness.spec import Combo, LibrarySpec, VersionKind
 from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
+    import datetime as dt
     from collections.abc import Callable, Mapping, Sequence
 
     from harness.envs import EnvBuilder, EnvInfo
+
+
+EnvKey = tuple[str, tuple[tuple[str, str], ...], str | None, "dt.date | None"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,8 @@ class Need:
     # The pin being tried: when the others cannot stay put with it, they may rise to
     # the lowest releases it works with (pandas 3 needs NumPy 2).
     vary: str | None = None
+    # Unpinned packages (version "") resolve as the index was on this day.
+    as_of: dt.date | None = None
 
 
 @dataclass(frozen=True)
@@ -286,12 +292,8 @@ class Lab:
     builder: EnvBuilder
     options: RunOptions = field(default_factory=RunOptions)
     log: Callable[[str], None] = lambda _m: None
-    _answers: dict[
-        tuple[str, tuple[tuple[str, str], ...], str | None], dict[tuple[str, str], Outcome]
-    ] = field(default_factory=dict)
-    _envs: dict[tuple[str, tuple[tuple[str, str], ...], str | None], EnvInfo] = field(
-        default_factory=dict
-    )
+    _answers: dict[EnvKey, dict[tuple[str, str], Outcome]] = field(default_factory=dict)
+    _envs: dict[EnvKey, EnvInfo] = field(default_factory=dict)
 
     @property
     def envs_built(self) -> list[EnvInfo]:
@@ -300,34 +302,44 @@ class Lab:
     def env(self, need: Need) -> EnvInfo:
         key = _env_key(need)
         if key not in self._envs:
-            env = self._build(need.python, need.pins)
+            env = self._build(need.python, need.pins, as_of=need.as_of)
             if not env.ok and env.stage == "resolve" and need.vary and len(need.pins) > 1:
-                env = self._build(need.python, need.pins, lift_except=need.vary)
+                env = self._build(need.python, need.pins, lift_except=need.vary, as_of=need.as_of)
             self._envs[key] = env
         return self._envs[key]
 
     def _build(
-        self, python: str, pins: tuple[tuple[str, str], ...], lift_except: str | None = None
+        self,
+        python: str,
+        pins: tuple[tuple[str, str], ...],
+        lift_except: str | None = None,
+        as_of: dt.date | None = None,
     ) -> EnvInfo:
         """An env with ``pins``; with ``lift_except``, the other pins become lower bounds."""
-        name = hashlib.sha256(repr((python, pins, lift_except)).encode()).hexdigest()[:10]
+        name = hashlib.sha256(repr((python, pins, lift_except, as_of)).encode()).hexdigest()[:10]
         # The seven libraries as libraries, so the env probe imports them: a pairing
         # that cannot even be imported (pandas 1.5 on NumPy 2) is no trial at all.
         libraries, extras = [], []
         for package, version in pins:
             exact = lift_except is None or package == lift_except
-            constraint = version if exact else f">={version}"
-            kind = VersionKind.PIN if exact else VersionKind.SPECIFIER
+            if not version:  # no pin: whatever the resolver picks (the newest that fits)
+                constraint, kind, requirement = "latest", VersionKind.LATEST, package
+            elif exact:
+                constraint, kind, requirement = version, VersionKind.PIN, f"{package}=={version}"
+            else:
+                constraint, kind = f">={version}", VersionKind.SPECIFIER
+                requirement = f"{package}>={version}"
             lib = lookup(package)
             if lib is not None:
                 libraries.append(LibrarySpec(lib.key, package, constraint, kind))
             else:
-                extras.append(f"{package}{'==' if exact else ''}{constraint}")
+                extras.append(requirement)
         combo = Combo(
             f"lab-{name}",
             python,
             tuple(libraries),
             tuple(extras),
+            as_of=as_of,
             resolution="lowest-direct" if lift_except else "highest",
         )
         shown = ", ".join(f"{p} {v}" for p, v in pins)
@@ -343,7 +355,7 @@ class Lab:
 
     def answer(self, needs: Sequence[Need]) -> list[Answer]:
         """Answer ``needs``, running each env once with every execution asked of it."""
-        by_env: dict[tuple[str, tuple[tuple[str, str], ...], str | None], list[Need]] = {}
+        by_env: dict[EnvKey, list[Need]] = {}
         for need in needs:
             by_env.setdefault(_env_key(need), []).append(need)
         for key, group in by_env.items():
@@ -364,8 +376,8 @@ class Lab:
         ]
 
 
-def _env_key(need: Need) -> tuple[str, tuple[tuple[str, str], ...], str | None]:
-    return (need.python, need.pins, need.vary)
+def _env_key(need: Need) -> EnvKey:
+    return (need.python, need.pins, need.vary, need.as_of)
 
 
 def _key(execution: Execution) -> tuple[str, str]:
@@ -386,9 +398,12 @@ class Answerer(Protocol):
     def answer(self, needs: Sequence[Need]) -> list[Answer]: ...
 
 
-def drive(lab: Answerer, investigations: Sequence[Investigation]) -> list[Finding]:
+T = TypeVar("T")
+
+
+def drive(lab: Answerer, investigations: Sequence[Generator[Need, Answer, T]]) -> list[T]:
     """Run investigations side by side, answering each round of questions together."""
-    findings: list[Finding | None] = [None] * len(investigations)
+    findings: list[T | None] = [None] * len(investigations)
     pending: dict[int, Need] = {}
     for i, gen in enumerate(investigations):
         try:

@@ -7,6 +7,7 @@ Exit status: 0 when the run completed (failing solutions are results, not errors
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import sys
@@ -15,7 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import answers as answers_mod
-from harness import bisection, datasets, fetchdata, history, pipeline, problems, reports, spec
+from harness import (
+    bisection,
+    datasets,
+    fetchdata,
+    history,
+    interpreters,
+    pipeline,
+    problems,
+    reports,
+    spec,
+    validate,
+)
 from harness import combos as combinatorics
 from harness.envs import EnvBuilder
 from harness.errors import HarnessError, UsageError
@@ -174,6 +186,23 @@ def _parser() -> argparse.ArgumentParser:
     fet.add_argument("--matrix", default="matrix.toml")
     fet.add_argument("--combo", help="env whose scikit-learn runs the fetchers (default: baseline)")
     fet.add_argument("--env-dir", default=os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR))
+
+    val = sub.add_parser(
+        "validate-problems",
+        help="check that each of our problems breaks exactly in the release its metadata names",
+    )
+    val.add_argument("--problems", action="append", default=[], metavar="PATH")
+    val.add_argument("--library", action="append", default=[])
+    val.add_argument("--problem-id", action="append", default=[])
+    val.add_argument(
+        "--sample", type=int, metavar="N", help="only the first N problems of each library"
+    )
+    val.add_argument(
+        "--write-table", metavar="README", help="write the result table into this file"
+    )
+    val.add_argument("--json", metavar="PATH", help="also write the checks as JSON")
+    val.add_argument("--env-dir", default=os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR))
+    val.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
 
     dif = sub.add_parser("diff", help="what changed between two recorded runs")
     dif.add_argument("runs", nargs="*", metavar="RUN", help="RUN_A RUN_B (default: the last two)")
@@ -397,6 +426,54 @@ def cmd_fetch_data(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    locations = args.problems or ["problems"]
+    chosen = problems.filter_problems(
+        problems.load_problems([datasets.resolve(p) for p in locations]),
+        args.library,
+        args.problem_id,
+    )
+    if args.sample:
+        chosen = validate.sample(chosen, args.sample)
+    if not chosen:
+        raise UsageError("no problems selected")
+    pythons = [p for p in ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13") if _has_python(p)]
+    index = Index()
+    with reporter(False) as progress:
+        builder = EnvBuilder(Path(args.env_dir).absolute(), index)
+        lab = bisection.Lab(builder, RunOptions(jobs=args.jobs), log=progress.log)
+        facts = validate.ReleaseFacts(index, pythons)
+        checks = bisection.drive(lab, [validate.validate(p, facts) for p in chosen])
+    for c in checks:
+        mark = "ok  " if c.ok else "FAIL"
+        print(
+            f"{mark} {c.problem_id}: expected {c.expected}, observed {c.observed}"
+            + (f" ({c.notes})" if c.notes else "")
+        )
+    held = sum(c.ok for c in checks)
+    print(f"{held} of {len(checks)} problems hold ({len(lab.envs_built)} environments)")
+    if args.json:
+        Path(args.json).write_text(json.dumps([c.to_dict() for c in checks], indent=2) + "\n")
+    if args.write_table:
+        path = Path(args.write_table)
+        command = "harness validate-problems " + " ".join(sys.argv[2:]).strip()
+        block = validate.table(
+            checks, dt.datetime.now(dt.timezone.utc).date().isoformat(), command.strip()
+        )
+        path.write_text(
+            validate.write_table(path.read_text(encoding="utf-8"), block), encoding="utf-8"
+        )
+    return 0 if held == len(checks) else 1
+
+
+def _has_python(version: str) -> bool:
+    try:
+        interpreters.find(version)
+    except interpreters.InterpreterNotFoundError:
+        return False
+    return True
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     path = Path(args.history or history.default_path(Path(args.results)))
     if not path.is_file():
@@ -464,6 +541,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bisect": cmd_bisect,
         "diff": cmd_diff,
         "fetch-data": cmd_fetch_data,
+        "validate-problems": cmd_validate,
     }
     try:
         return handlers[args.command](args)

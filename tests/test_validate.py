@@ -1,0 +1,99 @@
+"""validate-problems: the checks on a fake lab, the table, and a sample in real environments."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from packaging.version import Version
+
+from harness import bisection, problems, validate
+from harness.problems import Change
+from tests.conftest import ROOT
+from tests.test_bisection import FakeLab
+
+PROBLEM = problems.Problem(
+    "problems/pandas/append",
+    "pandas/append",
+    "problems",
+    "pandas",
+    "",
+    "result = pd.concat(...)",
+    "def test_execution(s):\n    pass\n",
+    idioms={"old": "result = df.append(x)"},
+    change=Change(
+        "removal", "pandas.DataFrame.append", "pandas.concat", "1.4.0", "2.0.0", "https://x"
+    ),
+    requires=("pandas",),
+)
+RELEASES = ["1.4.4", "1.5.3", "2.0.0", "2.0.3", "2.1.4", "2.2.3", "3.0.0"]
+
+
+class Facts(validate.ReleaseFacts):
+    def __init__(self) -> None:
+        super().__init__(None, ["3.10", "3.11"])  # type: ignore[arg-type]
+
+    def on(self, package: str, python: str) -> list[str]:
+        return RELEASES if package == "pandas" else ["1.26.4", "2.1.3"]
+
+    def uploaded(self, package: str, version: str) -> dt.date | None:
+        return dt.date(2023, 1, 1)
+
+
+def fails_from(release: str) -> FakeLab:
+    """A lab where the old idiom fails from ``release`` on and the reference always passes."""
+    return FakeLab(
+        fails=lambda versions: Version(versions["pandas"]) >= Version(release),
+        reference_passes=True,
+    )
+
+
+def run(problem: problems.Problem, lab: FakeLab) -> validate.Check:
+    (check,) = bisection.drive(lab, [validate.validate(problem, Facts())])
+    return check
+
+
+def test_a_problem_that_holds() -> None:
+    check = run(PROBLEM, fails_from("2.0.0"))
+    assert (check.ok, check.expected, check.observed) == (True, "2.0.0", "2.0.0")
+
+
+def test_a_problem_whose_metadata_is_wrong() -> None:
+    check = run(PROBLEM, fails_from("2.1.4"))
+    # the metadata says 2.0.0, but the old idiom passes up to 2.0.3: bisection finds 2.1.4
+    assert (check.ok, check.observed) == (False, "2.1.4")
+
+
+def test_without_change_metadata() -> None:
+    bare = problems.Problem(
+        "p/x", "x", "p", "pandas", "", "r", "def test_execution(s):\n    pass\n"
+    )
+    check = run(bare, fails_from("2.0.0"))
+    assert not check.ok
+    assert check.notes == "needs a [change] table and an old idiom to validate"
+
+
+def test_table_and_readme(tmp_path: Path) -> None:
+    checks = [
+        validate.Check("problems/pandas/a", "pandas", "`a` → `b`", "2.0.0", "2.0.0", True),
+        validate.Check(
+            "problems/numpy/b", "numpy", "x → y", "2.0.0", "2.1.0", False, "first | bad"
+        ),
+    ]
+    block = validate.table(checks, "2026-11-29", "harness validate-problems")
+    assert "**1 of 2 problems hold**" in block
+    assert (
+        "| `problems/numpy/b` | numpy | `x → y` | 2.0.0 | 2.1.0 | **no** | first \\| bad |" in block
+    )
+    readme = "# Problems\n\ntext\n"
+    once = validate.write_table(readme, block)
+    twice = validate.write_table(once, block)
+    assert once == twice
+    assert once.startswith("# Problems\n\ntext\n\n## Validation\n\n<!-- validation:start -->")
+
+
+def test_sample_takes_the_first_of_each_library() -> None:
+    suite = problems.load_problems([ROOT / "problems"])
+    picked = validate.sample(suite, 1)
+    assert len({p.library for p in picked}) == len(picked)
+    assert {p.library for p in picked} == {p.library for p in suite}
