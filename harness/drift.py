@@ -210,7 +210,7 @@ def trajectories(outcomes: Iterable[Outcome], order: Sequence[str]) -> list[Traj
     for (problem_id, source), by_combo in table.items():
         steps = [(c, sorted(by_combo[c], key=lambda o: o.attempt)) for c in order if c in by_combo]
         out.append(classify(problem_id, source, steps))
-    return sorted(out, key=lambda t: (_natural(t.problem_id), t.source))
+    return sorted(out, key=lambda t: (natural_key(t.problem_id), t.source))
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,7 @@ def will_break(outcomes: Iterable[Outcome]) -> list[WarningGroup]:
     )
 
 
-def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort ``ds1000/9`` before ``ds1000/10``."""
     return tuple(
         (0, int(chunk)) if chunk.isdigit() else (1, chunk)

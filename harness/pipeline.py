@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness import bisection, history, reports
 from harness.envs import EnvBuilder
+from harness.problems import MODEL_PREFIX
 from harness.results import SCHEMA_VERSION, OutcomeWriter, RunDir, write_json
 from harness.runner import ComboRun, Execution, RunOptions, pair
 from harness.versions import Index
@@ -68,9 +69,23 @@ def _write_manifest(job: Job) -> None:
     )
 
 
+def _save_answers(job: Job) -> None:
+    """Keep the model answers with the run: reports count the old APIs they use."""
+    by_model: dict[str, list[str]] = {}
+    for s in job.solutions:
+        if s.source.startswith(MODEL_PREFIX):
+            line = json.dumps({"problem_id": s.problem_id, "code": s.code})
+            by_model.setdefault(s.source.removeprefix(MODEL_PREFIX), []).append(line)
+    for model, lines in by_model.items():
+        path = job.run_dir.answers_dir / f"{model}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def run(job: Job, reporter: Reporter) -> Summary:
     job.run_dir.root.mkdir(parents=True, exist_ok=True)
     _write_manifest(job)
+    _save_answers(job)
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
     executions = pair(job.problems, job.solutions, job.options.repeat)
     for combo in job.combos:

@@ -298,8 +298,11 @@ def _change(value: Any, fail: Any) -> Change | None:
 
 
 def load_directory(root: Path) -> list[Problem]:
+    """Problems in ``root/<library>/**/*.toml`` (TOML files at the top, such as the
+    catalogue, are not problems), and DS-1000 files anywhere below ``root``."""
     set_name = _set_name(root.resolve())
-    problems = [load_toml_problem(p, root, set_name) for p in sorted(root.rglob("*.toml"))]
+    files = sorted(p for p in root.rglob("*.toml") if p.parent != root)
+    problems = [load_toml_problem(p, root, set_name) for p in files]
     for path in sorted([*root.rglob("*.jsonl"), *root.rglob("*.jsonl.gz")]):
         problems.extend(load_ds1000(path))
     return problems

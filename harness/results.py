@@ -160,6 +160,18 @@ class RunDir:
         return self.root / "analysis.json"
 
     @property
+    def report_html(self) -> Path:
+        return self.root / "report.html"
+
+    @property
+    def answers_dir(self) -> Path:
+        """The model answers the run executed, one JSONL file per model."""
+        return self.root / "answers"
+
+    def exports(self, combo: str) -> Path:
+        return self.root / "exports" / combo
+
+    @property
     def manifest(self) -> Path:
         return self.root / "run.json"
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness import staleness
 from harness.envs import EnvInfo
-from harness.reports import junit, markdown
+from harness.problems import MODEL_PREFIX, Solution
+from harness.reports import exports, html, junit, markdown
 from harness.reports.summary import Summary, summarise
-from harness.results import write_json
+from harness.results import Outcome, write_json
 
 if TYPE_CHECKING:
     from harness.results import RunDir
@@ -51,6 +55,8 @@ def write_reports(run: RunDir, changes: dict[str, Any] | None = None) -> Summary
     if changes is None and run.summary_json.is_file():
         changes = json.loads(run.summary_json.read_text(encoding="utf-8")).get("changes")
     summary = summarise(run.run_id, baseline, combos, envs, outcomes, analysis, changes)
+    models = model_reports(run, summary, outcomes, manifest)
+    summary = replace(summary, models=models)
     by_combo: dict[str, list[Any]] = {c: [] for c in combos}
     for o in outcomes:
         by_combo.setdefault(o.combo, []).append(o)
@@ -61,4 +67,37 @@ def write_reports(run: RunDir, changes: dict[str, Any] | None = None) -> Summary
     junit.write(suites, {c: run.junit(c) for c in combos}, run.merged_junit)
     write_json(run.summary_json, summary.to_dict())
     run.summary_md.write_text(markdown.render(summary), encoding="utf-8")
+    run.report_html.write_text(html.render(summary, outcomes, models), encoding="utf-8")
+    exports.write(run, outcomes)
     return summary
+
+
+def model_reports(
+    run: RunDir, summary: Summary, outcomes: list[Outcome], manifest: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Staleness and per-library pass rates of every model in the run."""
+    if not any(s.startswith(MODEL_PREFIX) for s in summary.sources):
+        return []
+    catalogue = staleness.load_catalogue()
+    for extra in manifest.get("inputs", {}).get("catalogues", []):
+        catalogue += staleness.load_catalogue(Path(extra))
+    solutions = load_answers(run)
+    measured = staleness.measure(
+        outcomes, summary.trajectories, summary.order, solutions, catalogue
+    )
+    out = []
+    for m in measured:
+        source = MODEL_PREFIX + m.model
+        per_library = {c: staleness.per_library(outcomes, source, c) for c in summary.order}
+        out.append({**m.to_dict(), "per_library": per_library})
+    return out
+
+
+def load_answers(run: RunDir) -> list[Solution]:
+    """The model answers a run executed, as it saved them."""
+    solutions = []
+    for path in sorted(run.answers_dir.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            solutions.append(Solution(row["problem_id"], MODEL_PREFIX + path.stem, row["code"]))
+    return solutions

@@ -120,6 +120,8 @@ def render(summary: Summary) -> str:
         [[s, *[str(summary.classes(s).get(k, 0)) for k in classes]] for s in summary.sources],
     )
 
+    if summary.models:
+        out += ["", *render_models(summary), ""]
     out += ["", "## Drifted problems (the reference passes in one era, fails in a later one)", ""]
     if summary.drift:
         header = [
@@ -164,6 +166,52 @@ def render(summary: Summary) -> str:
     if summary.changes:
         out += ["", *render_changes(summary.changes)]
     return "\n".join(out) + "\n"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def render_models(summary: Summary) -> list[str]:
+    """Per model: pass rate per combo, staleness, vintage; then pass rates by library."""
+    order = list(summary.order)
+    last = order[-1] if order else ""
+    out = ["## Models", ""]
+    rows = [
+        [
+            f"`{m['model']}`",
+            *[_pct(m["pass_rate"].get(c)) for c in order],
+            f"{_pct(m['stale_rate'])} ({len(m['stale'])}/{m['stale_candidates']})",
+            str(len(m["problem_drift"])),
+            _pct(m["warning_rate"].get(last)),
+            f"`{m['vintage']}`" if m["vintage"] else "–",
+            str(m["answers_with_static_uses"]),
+        ]
+        for m in summary.models
+    ]
+    out += _table(
+        [
+            "model",
+            *[f"pass in `{c}`" for c in order],
+            "stale rate",
+            "problem drift",
+            f"warning rate (`{last}`)",
+            "vintage",
+            "answers using old APIs",
+        ],
+        rows,
+    )
+    for m in summary.models:
+        by_lib = m.get("per_library", {})
+        libs = sorted({lib for rates in by_lib.values() for lib in rates})
+        if not libs:
+            continue
+        out += ["", f"`{m['model']}` by library:", ""]
+        out += _table(
+            ["combo", *libs],
+            [[f"`{c}`", *[_pct(by_lib.get(c, {}).get(lib)) for lib in libs]] for c in order],
+        )
+    return out
 
 
 def render_changes(changes: Mapping[str, Any]) -> list[str]:

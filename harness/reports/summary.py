@@ -45,6 +45,7 @@ class Summary:
     warnings: Sequence[WarningGroup]
     analysis: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     changes: Mapping[str, Any] = field(default_factory=dict)  # since the previous run
+    models: Sequence[Mapping[str, Any]] = ()  # staleness and pass rates per model
 
     @property
     def drift(self) -> list[Trajectory]:
@@ -91,6 +92,7 @@ class Summary:
                 for g in self.warnings
             ],
             **({"changes": dict(self.changes)} if self.changes else {}),
+            **({"models": [dict(m) for m in self.models]} if self.models else {}),
         }
 
 

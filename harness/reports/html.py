@@ -1,0 +1,315 @@
+"""``report.html``: one self-contained page per run — no scripts, fonts or images fetched.
+
+A heatmap of problems by combos per solution source (colour = status, hover = details),
+the models' pass rates and staleness, the drifted problems with cause and first bad
+release, and the deprecation warnings. Every number on the page is also in
+summary.json; elements carry ``data-*`` attributes so tests can read them back.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from harness.drift import natural_key
+from harness.libraries import LIBRARIES
+from harness.problems import REFERENCE
+from harness.results import Status
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from harness.reports.summary import Summary
+    from harness.results import Outcome
+
+COLOURS = {
+    Status.PASS.value: "#2e9e5b",
+    Status.FAIL.value: "#e0a526",
+    Status.ERROR.value: "#d64545",
+    Status.TIMEOUT.value: "#8e44ad",
+    Status.CRASH.value: "#222222",
+    Status.SKIPPED.value: "#cfd4da",
+    Status.ENV_ERROR.value: "#7f8c8d",
+    "missing": "#ffffff",
+}
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2329}
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #dde1e5}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #dde1e5;padding:3px 8px;text-align:left}
+th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}
+.heat{overflow-x:auto;border:1px solid #dde1e5;padding:6px;margin:6px 0 18px}
+.heat svg{display:block}code{background:#f3f5f7;padding:0 3px}
+.muted{color:#69737d}
+"""
+_CELL_H, _LABEL_W = 12, 150
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(rows_cell(c) for c in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def rows_cell(cell: str) -> str:
+    """Cells are pre-escaped HTML; a leading '#' marks a right-aligned number."""
+    if cell.startswith("#"):
+        return f'<td class="num">{cell[1:]}</td>'
+    return f"<td>{cell}</td>"
+
+
+def heatmap(
+    source: str,
+    outcomes: Sequence[Outcome],
+    order: Sequence[str],
+    problems: Sequence[str],
+    library_of: Mapping[str, str],
+) -> str:
+    """One row per combo, one column per problem, for one solution source."""
+    by_key = {(o.combo, o.problem_id): o for o in outcomes if o.source == source and o.attempt == 0}
+    # wide cells for a few problems, 3 px each for a thousand
+    cell_w = max(3, min(14, 1100 // max(1, len(problems))))
+    width = _LABEL_W + cell_w * len(problems)
+    height = _CELL_H * len(order) + 16
+    parts = [
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="{_e(source)} statuses" data-source="{_e(source)}">'
+        )
+    ]
+    for row, combo in enumerate(order):
+        y = row * _CELL_H
+        parts.append(f'<text x="0" y="{y + 10}" font-size="11">{_e(combo)}</text>')
+        for col, problem in enumerate(problems):
+            o = by_key.get((combo, problem))
+            status = o.status.value if o else "missing"
+            tip = f"{problem} · {combo} · {status}" + (
+                f" · {o.first_line}" if o and o.first_line else ""
+            )
+            parts.append(
+                f'<rect x="{_LABEL_W + col * cell_w}" y="{y}" width="{cell_w}" height="{_CELL_H - 2}" '
+                f'fill="{COLOURS[status]}"><title>{_e(tip[:300])}</title></rect>'
+            )
+    # library boundaries under the grid
+    y = _CELL_H * len(order) + 12
+    last = None
+    for col, problem in enumerate(problems):
+        library = library_of.get(problem, "")
+        if library != last:
+            parts.append(
+                f'<text x="{_LABEL_W + col * cell_w}" y="{y}" font-size="10" fill="#69737d">{_e(library)}</text>'
+            )
+            last = library
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render(
+    summary: Summary, outcomes: Sequence[Outcome], models: Sequence[Mapping[str, Any]] = ()
+) -> str:
+    order = list(summary.order)
+    lib_rank = {lib.key: i for i, lib in enumerate(LIBRARIES)}
+    first: dict[str, str] = {}
+    for o in outcomes:
+        first.setdefault(o.problem_id, o.library)
+    problems = sorted(first, key=lambda p: (lib_rank.get(first[p], 99), natural_key(p)))
+    out = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Run {_e(summary.run_id)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>Run <code>{_e(summary.run_id)}</code></h1>",
+        f'<p>Baseline <code>{_e(summary.baseline)}</code> · <span data-count="combos">{len(summary.combos)}</span> combos · '
+        f'<span data-count="problems">{summary.problems}</span> problems · '
+        f'<span data-count="executions">{summary.executions}</span> executions · era order: '
+        + " → ".join(f"<code>{_e(c)}</code>" for c in order)
+        + "</p>",
+    ]
+    present = {k for c in summary.combos for k in c.env.library_versions()}
+    libs = [lib.key for lib in LIBRARIES if lib.key in present]
+    rows = []
+    for c in summary.combos:
+        versions = c.env.library_versions()
+        state = (
+            "ok" if c.env.ok else f"<b>env_error</b> ({_e(c.env.stage)}): {_e(c.env.error[:200])}"
+        )
+        rows.append(
+            [
+                f"<code>{_e(c.id)}</code>",
+                _e(c.env.python or "–"),
+                *[_e(versions.get(k, "–")) for k in libs],
+                state,
+            ]
+        )
+    out += ["<h2>Environments</h2>", _table(["combo", "python", *libs, "environment"], rows)]
+
+    out.append("<h2>Pass rates</h2>")
+    rows = []
+    for c in summary.combos:
+        for source, counts in c.counts.items():
+            rows.append(
+                [
+                    f"<code>{_e(c.id)}</code>",
+                    _e(source),
+                    f'#<span data-pass="{_e(c.id)}|{_e(source)}">{counts.get("pass", 0)}</span>',
+                    f"#{sum(counts.values())}",
+                    f"#{_pct(c.pass_rate(source))}",
+                ]
+            )
+    out.append(_table(["combo", "source", "pass", "executions", "pass rate"], rows))
+
+    if models:
+        out.append("<h2>Models</h2>")
+        rows = []
+        for m in models:
+            rows.append(
+                [
+                    f"<code>{_e(m['model'])}</code>",
+                    *[f"#{_pct(m['pass_rate'].get(c))}" for c in order],
+                    f"#{_pct(m['stale_rate'])} <span class='muted'>({len(m['stale'])}/{m['stale_candidates']})</span>",
+                    f"#{len(m['problem_drift'])}",
+                    *[f"#{_pct(m['warning_rate'].get(c))}" for c in order[-1:]],
+                    f"<code>{_e(m['vintage'] or '–')}</code>",
+                    f"#{m['answers_with_static_uses']}",
+                ]
+            )
+        out.append(
+            _table(
+                [
+                    "model",
+                    *[f"pass in {c}" for c in order],
+                    "stale rate",
+                    "problem drift",
+                    f"warning rate ({order[-1]})" if order else "warning rate",
+                    "vintage",
+                    "answers using old APIs",
+                ],
+                rows,
+            )
+        )
+        for m in models:
+            by_lib = m.get("per_library", {})
+            if not by_lib:
+                continue
+            lib_names = sorted({lib for rates in by_lib.values() for lib in rates})
+            rows = [
+                [
+                    f"<code>{_e(c)}</code>",
+                    *[f"#{_pct(by_lib.get(c, {}).get(lib))}" for lib in lib_names],
+                ]
+                for c in order
+            ]
+            out += [f"<h3>{_e(m['model'])} by library</h3>", _table(["combo", *lib_names], rows)]
+
+    out.append("<h2>Statuses: problems × combos</h2>")
+    out.append(
+        "<p class='legend'>"
+        + "".join(
+            f"<span><i style='background:{col}'></i>{_e(s)}</span>"
+            for s, col in COLOURS.items()
+            if s != "missing"
+        )
+        + "</p>"
+    )
+    for source in summary.sources:
+        out.append(
+            f"<h3>{_e(source)}</h3><div class='heat'>{heatmap(source, outcomes, order, problems, first)}</div>"
+        )
+
+    out.append(
+        f'<h2>Drifted problems <span class="muted">(<span data-count="drifted">{len(summary.drift)}</span>)</span></h2>'
+    )
+    rows = []
+    for t in summary.drift:
+        finding = summary.analysis.get((t.problem_id, t.source), {})
+        bad = t.outcome(t.first_bad) if t.first_bad else None
+        rows.append(
+            [
+                f"<code>{_e(t.problem_id)}</code>",
+                _e(t.library),
+                _e(t.klass.value),
+                f"<code>{_e(t.last_good)}</code> → <code>{_e(t.first_bad)}</code>",
+                _e(bad.first_line[:160] if bad else "–"),
+                _e(t.diagnosis.cause.value if t.diagnosis else "–"),
+                f"<code>{_e(t.diagnosis.symbol)}</code>"
+                if t.diagnosis and t.diagnosis.symbol
+                else "–",
+                _e(finding.get("library") or "–"),
+                _e(
+                    f"{finding.get('library')} {finding['first_bad']}"
+                    if finding.get("first_bad")
+                    else "–"
+                ),
+                _e(
+                    (finding.get("warning") or (t.warnings[0].message if t.warnings else "–"))[:140]
+                ),
+            ]
+        )
+    out.append(
+        _table(
+            [
+                "problem",
+                "library",
+                "class",
+                "pass → fail",
+                "error",
+                "cause",
+                "symbol",
+                "responsible",
+                "first bad release",
+                "earlier warning",
+            ],
+            rows,
+        )
+        if rows
+        else "<p>None.</p>"
+    )
+
+    changed = _changed_outcomes(outcomes, order)
+    if changed:
+        out.append("<h2>Model answers whose outcome changes between combos</h2>")
+        rows = [[f"<code>{_e(src)}</code>", f"#{n}"] for src, n in sorted(changed.items())]
+        out.append(_table(["source", "problems"], rows))
+
+    out.append(
+        f'<h2>Deprecation warnings from passing executions <span class="muted">'
+        f'(<span data-count="warnings">{len(summary.warnings)}</span>)</span></h2>'
+    )
+    rows = [
+        [
+            _e(g.library),
+            _e(g.category),
+            _e(g.message[:200]),
+            f"#{len(g.executions)}",
+            _e(", ".join(sorted({c for c, _, _ in g.executions}))),
+        ]
+        for g in summary.warnings[:60]
+    ]
+    out.append(
+        _table(["library", "category", "message", "executions", "combos"], rows)
+        if rows
+        else "<p>None.</p>"
+    )
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def _changed_outcomes(outcomes: Sequence[Outcome], order: Sequence[str]) -> dict[str, int]:
+    """Per model source: problems whose pass/fail differs between any two combos."""
+    seen: dict[tuple[str, str], set[bool]] = defaultdict(set)
+    for o in outcomes:
+        decided = o.status.is_failure or o.status is Status.PASS
+        if o.source != REFERENCE and o.attempt == 0 and o.combo in order and decided:
+            seen[(o.source, o.problem_id)].add(o.status is Status.PASS)
+    counts: dict[str, int] = defaultdict(int)
+    for (source, _), values in seen.items():
+        if len(values) > 1:
+            counts[source] += 1
+    return dict(counts)

@@ -1,0 +1,93 @@
+"""report.html in a real headless browser: it loads without console errors and shows the counts.
+
+Chromium comes from Debian's packages; `.ci/run` installs it. Elsewhere, where it is
+absent, the browser test is skipped saying so (under CI it fails instead).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.reports import write_reports
+from tests.test_reports import make_run
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="Chromium is not installed (apt-get install chromium; .ci/run does it)",
+)
+
+
+def browse(page: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM, "Chromium is required under CI"
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *extra,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_report_is_self_contained(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    write_reports(run)
+    text = run.report_html.read_text()
+    assert not re.search(r"""(src|href)=["']https?:""", text)  # nothing fetched
+    assert "<script" not in text
+    # one cell per source, combo and problem: 2 sources, 3 combos, 3 problems
+    assert text.count("<rect") == 2 * 3 * 3
+    assert 'data-count="drifted">2<' in text
+
+
+@needs_chromium
+def test_report_in_a_headless_browser(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    summary = write_reports(run)
+    dom = browse(run.report_html, tmp_path, "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == []
+    counts = dict(re.findall(r'data-count="(\w+)">(\d+)<', dom.stdout))
+    data = json.loads(run.summary_json.read_text())
+    assert counts == {
+        "combos": str(len(data["combos"])),
+        "problems": str(data["problems"]),
+        "executions": str(data["executions"]),
+        "drifted": str(len(data["drift"])),
+        "warnings": str(len(data["warnings"])),
+    }
+    passes = dict(re.findall(r'data-pass="([^"]+)">(\d+)<', dom.stdout))
+    assert passes["old|reference"] == "2"
+    assert passes["new|reference"] == "0"
+    assert len(summary.drift) == 2
+    shot = browse(
+        run.report_html,
+        tmp_path,
+        "--screenshot=" + str(tmp_path / "report.png"),
+        "--window-size=1200,900",
+    )
+    assert shot.returncode == 0
+    assert (tmp_path / "report.png").stat().st_size > 10_000

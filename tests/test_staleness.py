@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.drift import trajectories
+from harness.errors import ProblemError
+from harness.problems import Solution
+from harness.results import CapturedWarning, Outcome, Status
+from harness.staleness import load_catalogue, measure, per_library, static_uses
+
+ORDER = ["old", "new"]
+
+
+def o(combo: str, problem: str, source: str, status: Status, **fields: object) -> Outcome:
+    extra = (
+        {"exc_type": "AttributeError", "message": "module 'numpy' has no attribute 'product'"}
+        if status is Status.ERROR
+        else {}
+    )
+    return Outcome("r", combo, problem, source, status, library="numpy", **{**extra, **fields})  # type: ignore[arg-type]
+
+
+def test_staleness_separates_model_staleness_from_problem_drift() -> None:
+    m = "model:m"
+    warned = (
+        CapturedWarning("DeprecationWarning", "`product` is deprecated", "numpy.core.fromnumeric"),
+    )
+    outcomes = [
+        # p1: the model's answer uses a removed API; the problem still holds in "new" → stale
+        o("old", "p1", "reference", Status.PASS),
+        o("new", "p1", "reference", Status.PASS),
+        o("old", "p1", m, Status.PASS, warnings=warned),
+        o("new", "p1", m, Status.ERROR),
+        # p2: the problem itself broke in "new" → problem drift, not charged to the model
+        o("old", "p2", "reference", Status.PASS),
+        o("new", "p2", "reference", Status.ERROR),
+        o("old", "p2", m, Status.PASS),
+        o("new", "p2", m, Status.ERROR),
+        # p3: passes everywhere
+        o("old", "p3", "reference", Status.PASS),
+        o("new", "p3", "reference", Status.PASS),
+        o("old", "p3", m, Status.PASS),
+        o("new", "p3", m, Status.PASS),
+        # p4: the model fails everywhere
+        o("old", "p4", "reference", Status.PASS),
+        o("new", "p4", "reference", Status.PASS),
+        o("old", "p4", m, Status.FAIL),
+        o("new", "p4", m, Status.FAIL),
+    ]
+    solutions = [
+        Solution("p1", m, "result = np.product(a)"),
+        Solution("p3", m, "result = np.prod(a)"),
+    ]
+    (s,) = measure(outcomes, trajectories(outcomes, ORDER), ORDER, solutions, load_catalogue())
+    assert s.model == "m"
+    assert s.stale == [("p1", "old", "new")]
+    assert s.problem_drift == [("p2", "old", "new")]
+    assert s.candidates == 3  # p1, p2, p3 pass in "old" and meet "new"
+    assert s.stale_rate == pytest.approx(1 / 3)
+    assert s.pass_rate == {"old": 0.75, "new": 0.25}
+    assert s.fit == {"old": 0.75, "new": 1 / 3}  # in "new", p2 does not hold
+    assert s.vintage == "old"
+    assert s.warning_rate == {"old": 1 / 3, "new": 0.0}
+    assert s.static == {"numpy: numpy.product / numpy.cumproduct": 1}
+    assert s.answers_with_static == 1
+    assert per_library(outcomes, m, "old") == {"numpy": 0.75}
+
+
+@pytest.mark.parametrize(
+    ("code", "uses"),
+    [
+        ("result = df.append(other)", ["DataFrame.append / Series.append"]),
+        ("items.append(3)", []),
+        ("result = df.applymap(len)  # not df.map", ["DataFrame.applymap"]),
+        ("# df.applymap(len)\nresult = df.map(len)", []),
+        (
+            "x = np.float(3)",
+            ["numpy.float / numpy.int / numpy.object / numpy.complex / numpy.str aliases"],
+        ),
+        ("x = np.float64(3); y = np.bool(1)", []),
+        ("enc = OneHotEncoder(sparse=False)", ["OneHotEncoder(sparse=)"]),
+        ("enc = OneHotEncoder(sparse_output=False)", []),
+        ("m = SGD(lr=0.1)", ["optimizers(lr=...) / optimizer.lr"]),
+        ("m = SGD(learning_rate=0.1)", []),
+    ],
+)
+def test_static_uses(code: str, uses: list[str]) -> None:
+    assert [e.old for e in static_uses(code, load_catalogue())] == uses
+
+
+def test_bad_catalogue(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[[api]]\nlibrary = "numpy"\nold = "x"\nnew = "y"\npattern = "(("\n')
+    with pytest.raises(ProblemError, match=r"c.toml: api\[0\].pattern: invalid regular expression"):
+        load_catalogue(path)
