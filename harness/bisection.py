@@ -210,14 +210,23 @@ def investigate(
     good_python: str,
     bad_python: str,
     releases: Callable[[str, str], list[str]],
+    named: str = "",
 ) -> Investigation:
-    """Attribute one drift to a library and bisect that library's releases."""
+    """Attribute one drift to a library and bisect that library's releases.
+
+    A library is responsible when, on some Python, with every other library held at
+    one set of versions, the solution passes with the library's good release and
+    fails with its bad one. Candidates are tried in order: the library the error
+    names (``named``), the problem's own, then the others that changed. The other
+    libraries are held at the good combo's versions, or else at the newest versions
+    that still accept the good release (pandas 2.3 accepts both NumPy 1.26 and 2.x);
+    when the bad release needs them higher, they rise as little as it requires, and
+    the failure then counts only if it does not point at a library that rose.
+    """
     trials = [0]
     base = problem_packages(execution, good_versions)
     after = problem_packages(execution, bad_versions)
-    changed = sorted(
-        p for p in set(base) | set(after) if base.get(p) != after.get(p) and p in after
-    )
+    changed = [p for p in after if base.get(p) not in (None, after[p])]
     finding = Finding(execution.problem.id, execution.solution.source, good_name, bad_name)
 
     def done(**fields: Any) -> Finding:
@@ -228,52 +237,100 @@ def investigate(
         if _minor(good_python) != _minor(bad_python):
             return done(library="python", how=how + f"; Python {good_python} → {bad_python}")
         return done(how=how)
-    responsible: list[str] = []
-    python = None
-    for candidate in pythons_between(good_python, bad_python):
-        control = yield from _step(Need(candidate, _pins(base), execution), trials)
-        if not control.passed:
-            continue  # the good versions do not pass (or install) on this Python
-        built = 0
-        for package in changed:
-            swapped = yield from _step(
-                Need(candidate, _pins({**base, package: after[package]}), execution, package),
-                trials,
-            )
-            built += swapped.passed is not None
-            if swapped.passed is False:
-                responsible.append(package)
-        if responsible or built == len(changed):
-            python = candidate
-            break
-    if python is None:
-        return done(how="no Python between the two combos installs and passes the good versions")
-    if not responsible:
-        return done(python=python, how="no single library breaks it alone: a combination does")
-    package = responsible[0]
-    how = f"changing {package} alone breaks it" + (
-        f" (so does changing {', '.join(responsible[1:])})" if len(responsible) > 1 else ""
+    own = _package_of(execution.problem.library)
+    changed.sort(key=lambda p: (p != _package_of(named), p != own, p))
+    for package in changed:
+        good, bad = base[package], after[package]
+        for python in pythons_between(good_python, bad_python):
+            for others in (
+                yield from _companion_sets(execution, package, good, base, python, trials)
+            ):
+                start = yield from _step(
+                    Need(python, _pins({**others, package: good}), execution, package), trials
+                )
+                if not start.passed:
+                    continue
+                end = yield from _step(
+                    Need(python, _pins({**others, package: bad}), execution, package), trials
+                )
+                if end.passed is not False or not _blames(end, others):
+                    continue
+                how = f"changing {package} alone breaks it"
+                if len(changed) == 1:
+                    how = f"the only library of the problem that changed; {how}"
+                return (
+                    yield from _bisect_found(
+                        execution, package, good, bad, python, others, releases, trials, done, how
+                    )
+                )
+    return done(
+        how="no single library breaks it alone on any Python from "
+        f"{_minor(good_python)} to {_minor(bad_python)}"
     )
-    if len(changed) == 1:
-        how = f"the only library of the problem that changed; {how}"
+
+
+def _package_of(library: str) -> str:
+    lib = lookup(library) if library else None
+    return lib.package if lib else library
+
+
+def _companion_sets(
+    execution: Execution,
+    package: str,
+    good: str,
+    base: Mapping[str, str],
+    python: str,
+    trials: list[int],
+) -> Generator[Need, Answer, list[dict[str, str]]]:
+    """Versions to hold the other libraries at: the good combo's, then the newest that accept ``good``."""
+    held = {k: v for k, v in base.items() if k != package}
+    options = [held]
+    if held:
+        free = yield from _step(
+            Need(python, _pins({**dict.fromkeys(held, ""), package: good}), execution), trials
+        )
+        if free.env.ok:
+            newest = {k: free.env.versions.get(k, v) for k, v in held.items()}
+            if newest != held:
+                options.append(newest)
+    return options
+
+
+def _blames(end: Answer, others: Mapping[str, str]) -> bool:
+    """Whether a failure can be laid on the library that moved: not when the error names
+    another library that had to rise along with it."""
+    moved = _moved(end, others)
+    if not moved or end.outcome is None:
+        return True
+    named = diagnose(end.outcome)
+    library = named.library if named else ""
+    return not library or _package_of(library) not in moved
+
+
+def _bisect_found(
+    execution: Execution,
+    package: str,
+    good: str,
+    bad: str,
+    python: str,
+    others: Mapping[str, str],
+    releases: Callable[[str, str], list[str]],
+    trials: list[int],
+    done: Callable[..., Finding],
+    how: str,
+) -> Generator[Need, Answer, Finding]:
     library = canonical("tensorflow" if package == "tensorflow-cpu" else package)
     try:
         series = releases(package, python)
     except (IndexUnavailableError, LookupError) as exc:
         return done(library=library, python=python, how=how + f"; no bisection: {exc}")
-    lo_v, hi_v = Version(base[package]), Version(after[package])
-    inside = [v for v in series if lo_v < Version(v) < hi_v]
-    span = [base[package], *inside, after[package]]
-    others = {k: v for k, v in base.items() if k != package}
+    span = [good, *[v for v in series if Version(good) < Version(v) < Version(bad)], bad]
     good_i, bad_i, good_answer, bad_answer = yield from bisect_releases(
         execution, package, span, python, others, trials
     )
-    if bad_answer is None:  # the search ended at the known-bad end: ask for its details
-        bad_answer = yield from _step(
-            Need(python, _pins({**others, package: span[-1]}), execution, package), trials
-        )
-    if good_answer is None:
-        good_answer = yield from _step(Need(python, _pins(base), execution), trials)
+    ends = [Need(python, _pins({**others, package: v}), execution, package) for v in (good, bad)]
+    good_answer = good_answer or (yield from _step(ends[0], trials))
+    bad_answer = bad_answer or (yield from _step(ends[1], trials))
     return done(
         library=library,
         how=how,
@@ -488,15 +545,18 @@ def bisect_library(
 
 def analyse_drift(
     lab: Lab,
-    drifts: Sequence[tuple[Execution, str, str]],
+    drifts: Sequence[tuple[Execution, str, str, str]],
     envs: Mapping[str, EnvInfo],
     releases: Callable[[str, str], list[str]],
 ) -> list[Finding]:
-    """Attribute and bisect each (execution, last good combo, first bad combo)."""
+    """Attribute and bisect each (execution, last good combo, first bad combo, library
+    the error names)."""
     investigations = []
-    for execution, good, bad in drifts:
+    for execution, good, bad, named in drifts:
         g, b = envs[good], envs[bad]
         investigations.append(
-            investigate(execution, good, bad, g.versions, b.versions, g.python, b.python, releases)
+            investigate(
+                execution, good, bad, g.versions, b.versions, g.python, b.python, releases, named
+            )
         )
     return drive(lab, investigations)

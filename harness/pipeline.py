@@ -132,7 +132,10 @@ def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter)
     for t in summary.drift:
         solution = solutions.get((t.problem_id, t.source))
         if solution and t.last_good in envs and t.first_bad in envs:
-            drifts.append((Execution(problems[t.problem_id], solution), t.last_good, t.first_bad))
+            named = t.diagnosis.library if t.diagnosis else ""
+            drifts.append(
+                (Execution(problems[t.problem_id], solution), t.last_good, t.first_bad, named)
+            )
     reporter.log(f"bisect: investigating {len(drifts)} drifted problems")
     lab = bisection.Lab(builder, job.options, log=reporter.log)
     findings = bisection.analyse_drift(lab, drifts, envs, bisection.release_lister(builder.index))

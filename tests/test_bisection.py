@@ -40,11 +40,14 @@ class FakeLab:
     asked: list[Need] = field(default_factory=list)
     reference_passes: bool = False  # True: only non-reference solutions can fail
 
+    newest: dict[str, str] = field(default_factory=lambda: {"pandas": "2.2.3", "numpy": "2.1.3"})
+
     def answer(self, needs: Sequence[Need]) -> list[Answer]:
         out = []
         for need in needs:
             self.asked.append(need)
-            versions = dict(need.pins)
+            # an unpinned library resolves to the newest release the fake knows
+            versions = {k: v or self.newest[k] for k, v in need.pins}
             env = EnvInfo(
                 "lab",
                 ok=self.installs(need.python, versions),
@@ -133,7 +136,7 @@ def test_same_outcome_at_both_ends() -> None:
     assert f.how == "the outcome is the same (pass) at both ends"
 
 
-def investigation(lab: FakeLab, pythons: list[str]) -> bisection.Finding:
+def investigation(lab: FakeLab, pythons: list[str], named: str = "") -> bisection.Finding:
     good = {"pandas": "1.5.3", "numpy": "1.26.4"}
     bad = {"pandas": "3.1.1", "numpy": "2.1.3"}
     with pytest.MonkeyPatch.context() as mp:
@@ -142,7 +145,7 @@ def investigation(lab: FakeLab, pythons: list[str]) -> bisection.Finding:
             lab,
             [
                 bisection.investigate(
-                    EXECUTION, "old", "new", good, bad, "3.10.13", "3.13.0", releases
+                    EXECUTION, "old", "new", good, bad, "3.10.13", "3.13.0", releases, named
                 )
             ],
         )
@@ -154,12 +157,20 @@ def test_attribution_swaps_one_library_at_a_time() -> None:
     f = investigation(lab, ["3.10"])
     assert (f.library, f.first_bad, f.python) == ("pandas", "2.0.0", "3.10")
     assert f.how == "changing pandas alone breaks it"
-    swaps = [dict(n.pins) for n in lab.asked[:3]]
-    assert swaps == [
-        {"pandas": "1.5.3", "numpy": "1.26.4"},  # control
-        {"pandas": "1.5.3", "numpy": "2.1.3"},  # numpy alone
-        {"pandas": "3.1.1", "numpy": "1.26.4"},  # pandas alone
+    asked = [dict(n.pins) for n in lab.asked[:3]]
+    assert asked == [
+        {"pandas": "1.5.3", "numpy": ""},  # the newest numpy that accepts pandas 1.5.3
+        {"pandas": "1.5.3", "numpy": "1.26.4"},  # good pandas, numpy held
+        {"pandas": "3.1.1", "numpy": "1.26.4"},  # bad pandas, numpy held
     ]
+
+
+def test_the_library_the_error_names_is_tried_first() -> None:
+    # the failure comes from numpy (the old idiom is numpy's), although the problem is pandas'
+    lab = FakeLab(fails=lambda vs: v(vs["numpy"]) >= v("2.0.0"))
+    f = investigation(lab, ["3.11"], named="numpy")
+    assert (f.library, f.first_bad) == ("numpy", "2.0.2")
+    assert dict(lab.asked[1].pins) == {"numpy": "1.26.4", "pandas": "1.5.3"}
 
 
 def test_attribution_moves_to_a_python_where_the_swaps_install() -> None:
@@ -175,10 +186,14 @@ def test_attribution_moves_to_a_python_where_the_swaps_install() -> None:
 
 
 def test_no_single_library_to_blame() -> None:
-    lab = FakeLab(fails=lambda vs: vs == {"pandas": "3.1.1", "numpy": "2.1.3"})
+    # breaks only with both new releases, and no held versions separate them
+    lab = FakeLab(
+        fails=lambda vs: vs == {"pandas": "3.1.1", "numpy": "2.1.3"},
+        newest={"pandas": "2.2.3", "numpy": "1.26.4"},
+    )
     f = investigation(lab, ["3.11"])
     assert f.library is None
-    assert f.how == "no single library breaks it alone: a combination does"
+    assert f.how == "no single library breaks it alone on any Python from 3.10 to 3.13"
 
 
 def test_shared_questions_are_answered_once() -> None:
