@@ -20,10 +20,12 @@ from harness import (
     bisection,
     datasets,
     fetchdata,
+    gha,
     history,
     interpreters,
     pipeline,
     problems,
+    releases,
     reports,
     spec,
     validate,
@@ -35,7 +37,7 @@ from harness.libraries import lookup
 from harness.problems import IDIOM_PREFIX, REFERENCE, Solution
 from harness.progress import reporter
 from harness.reports.markdown import render_changes
-from harness.results import RunDir, new_run_id
+from harness.results import RunDir, new_run_id, write_json
 from harness.runner import DEFAULT_MEMORY_MB, Execution, RunOptions
 from harness.versions import Index, IndexUnavailableError
 
@@ -91,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--library", action="append", default=[], help="only this library's problems")
     run.add_argument("--problem-id", action="append", default=[], help="only this problem")
     run.add_argument("--limit", type=int, help="only the first N problems (after --library)")
+    run.add_argument(
+        "--shard", metavar="I/N", help="only shard I of N of the problems (for CI fan-out)"
+    )
     run.add_argument("--results", default="results", help="results root (default: %(default)s)")
     run.add_argument("--run-id", help="results/<run-id>/ (default: a UTC timestamp)")
     run.add_argument(
@@ -212,6 +217,36 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="rewrite the reports of a results directory")
     rep.add_argument("run_dir", help="results/<run-id>")
+    rep.add_argument("--history", help="also record the run in this SQLite history and diff it")
+
+    pla = sub.add_parser("plan", help="the CI job matrix: one job per combo (and shard)")
+    _add_selection(pla)
+    pla.add_argument("--shards", type=int, default=1, help="jobs per combo (default: 1)")
+    pla.add_argument(
+        "--max-jobs",
+        type=int,
+        default=gha.GITHUB_JOB_LIMIT,
+        help="group runs into at most this many jobs (default: %(default)s)",
+    )
+    pla.add_argument("--github", action="store_true", help="compact JSON for fromJSON()")
+
+    mer = sub.add_parser("merge", help="fold the results of several jobs into one run directory")
+    mer.add_argument("sources", nargs="+", help="run directories (downloaded artifacts)")
+    mer.add_argument("--into", required=True, help="results/<run-id> to write")
+
+    iss = sub.add_parser("issue-text", help="what is new since the last run, for the nightly issue")
+    iss.add_argument("run_dir")
+    iss.add_argument("--releases", help="releases.json from harness releases")
+
+    rel = sub.add_parser(
+        "releases", help="new releases of the matrix's libraries since the last check"
+    )
+    rel.add_argument("--matrix", default="matrix.toml")
+    rel.add_argument("--results", default="results")
+    rel.add_argument("--history", help="SQLite history (default: <results>/history.sqlite)")
+    rel.add_argument(
+        "--write", metavar="PATH", help="also write the findings as JSON (e.g. into a run)"
+    )
 
     lst = sub.add_parser("combos", help="list the combos of the matrix")
     _add_selection(lst)
@@ -262,8 +297,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     paths = [datasets.resolve(p) for p in locations]
     all_problems = problems.load_problems(paths)
     chosen = problems.filter_problems(all_problems, args.library, args.problem_id, args.limit)
+    if args.shard:
+        try:
+            chosen = problems.shard(chosen, *problems.parse_shard(args.shard))
+        except ValueError as exc:
+            raise UsageError(f"--shard {exc}") from None
     if not chosen:
-        raise UsageError("no problems selected (check --library, --problem-id, --limit)")
+        raise UsageError("no problems selected (check --library, --problem-id, --limit, --shard)")
     solutions = _load_solutions(args, all_problems, chosen)
     run_id = args.run_id or new_run_id()
     if not combinatorics.ID_PATTERN.match(run_id.replace("_", "-")):
@@ -285,7 +325,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_dir=RunDir(Path(args.results) / run_id),
         env_root=Path(args.env_dir).absolute(),
         options=options,
-        inputs={"problems": locations, "answers": args.answers},
+        inputs={"problems": locations, "answers": args.answers, "shard": args.shard},
         bisect=args.bisect,
         history=None
         if args.no_history
@@ -502,8 +542,61 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = RunDir(Path(args.run_dir))
     if not run.root.is_dir():
         raise UsageError(f"{args.run_dir}: no such results directory")
-    reports.write_reports(run)
+    changes = history.record_and_diff(run, Path(args.history)) if args.history else None
+    reports.write_reports(run, changes)
     print(run.summary_md)
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    _, combos = _select(args)
+    if args.shards < 1 or args.max_jobs < 1:
+        raise UsageError("--shards and --max-jobs must be at least 1")
+    matrix = gha.plan(combos, args.shards, args.max_jobs)
+    print(
+        json.dumps(matrix, separators=(",", ":")) if args.github else json.dumps(matrix, indent=2)
+    )
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    sources = [Path(s) for s in args.sources]
+    for source in sources:
+        if not source.is_dir():
+            raise UsageError(f"{source}: no such directory")
+    target = RunDir(Path(args.into))
+    counts = gha.merge(sources, target)
+    reports.write_reports(target)
+    for combo, n in counts.items():
+        print(f"{combo}: {n} outcomes")
+    return 0
+
+
+def cmd_issue_text(args: argparse.Namespace) -> int:
+    run = RunDir(Path(args.run_dir))
+    if not run.summary_json.is_file():
+        raise UsageError(f"{args.run_dir}: no summary.json (run harness report first)")
+    summary = json.loads(run.summary_json.read_text(encoding="utf-8"))
+    found = Path(args.releases) if args.releases else run.root / "releases.json"
+    release_data = json.loads(found.read_text(encoding="utf-8")) if found.is_file() else None
+    print(gha.issue_text(summary, release_data), end="")
+    return 0
+
+
+def cmd_releases(args: argparse.Namespace) -> int:
+    matrix = spec.load(args.matrix)
+    index = Index(matrix.index_url)
+    packages = list(dict.fromkeys(lib.package for c in matrix.combos for lib in c.libraries))
+    path = Path(args.history or history.default_path(Path(args.results)))
+    try:
+        with closing(history.connect(path)) as db:
+            new = releases.watch(index, packages, db)
+        data = releases.report(new, releases.resolve(matrix.combos, index))
+    except IndexUnavailableError as exc:
+        raise UsageError(f"package index: {exc}") from None
+    if args.write:
+        write_json(Path(args.write), data)
+    print("\n".join(releases.markdown(data)))
     return 0
 
 
@@ -542,6 +635,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "diff": cmd_diff,
         "fetch-data": cmd_fetch_data,
         "validate-problems": cmd_validate,
+        "plan": cmd_plan,
+        "merge": cmd_merge,
+        "issue-text": cmd_issue_text,
+        "releases": cmd_releases,
     }
     try:
         return handlers[args.command](args)

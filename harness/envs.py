@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness import interpreters
 from harness.libraries import BY_KEY, LIBRARIES
-from harness.spec import Combo, VersionKind
+from harness.spec import NIGHTLY_INDEX, Combo, VersionKind
 from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
@@ -182,13 +182,17 @@ class EnvBuilder:
             str(interpreter),
             "--no-header",
             "--prerelease",
-            "if-necessary-or-explicit",
+            "allow" if combo.nightly else "if-necessary-or-explicit",
             # uv prefers the versions of an existing output file; "latest" must mean latest
             "--upgrade",
             "--quiet",
         ]
         if combo.resolution != "highest":
             args += ["--resolution", combo.resolution]
+        if combo.nightly:
+            # Development wheels of numpy, pandas, scipy, ... live on their own index;
+            # uv must weigh both indexes' versions to pick them.
+            args += ["--extra-index-url", NIGHTLY_INDEX, "--index-strategy", "unsafe-best-match"]
         for package in _BINARY_ONLY:
             args += ["--only-binary", package]
         if combo.as_of:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from harness.results import RunDir
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: releases_seen
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -38,6 +38,9 @@ CREATE TABLE IF NOT EXISTS outcomes (
     PRIMARY KEY (run_id, combo, problem_id, source, attempt)
 );
 CREATE INDEX IF NOT EXISTS outcomes_by_problem ON outcomes (problem_id, source, combo);
+CREATE TABLE IF NOT EXISTS releases_seen (
+    package TEXT, version TEXT, uploaded TEXT, first_seen TEXT, PRIMARY KEY (package, version)
+);
 """
 _FAILURES = tuple(s.value for s in Status if s.is_failure)
 
@@ -56,6 +59,10 @@ def connect(path: Path) -> sqlite3.Connection:
         raise UsageError(
             f"{path}: history schema {row[0]} was written by a newer harness (this one reads {SCHEMA_VERSION})"
         )
+    elif int(row[0]) < SCHEMA_VERSION:
+        # Every change so far only added tables, which the script above has created.
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+        db.commit()
     return db
 
 

@@ -331,6 +331,23 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
     return problems
 
 
+def shard(problems: Sequence[Problem], index: int, count: int) -> list[Problem]:
+    """Shard ``index`` (1-based) of ``count``: every count-th problem, so that each shard
+    gets a like mix of libraries; the same on every machine, for the same problems."""
+    return [p for position, p in enumerate(problems) if position % count == index - 1]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/4"`` → ``(2, 4)``; ``ValueError`` with the reason otherwise."""
+    index_text, sep, count_text = text.partition("/")
+    if not sep or not index_text.isdigit() or not count_text.isdigit():
+        raise ValueError(f"{text!r} is not I/N, e.g. 2/4")
+    index, count = int(index_text), int(count_text)
+    if not 1 <= index <= count:
+        raise ValueError(f"{text!r}: I must be between 1 and N")
+    return index, count
+
+
 def filter_problems(
     problems: Sequence[Problem],
     libraries: Sequence[str] = (),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 120.0  # seconds; DS-1000's own grader allows 120 s per problem
 MIN_PYTHON = Version("3.8")  # the env-side runner's floor
 
-_COMBO_KEYS = ("python", "as_of", "extras", "packages", "tags", "description")
+_COMBO_KEYS = ("python", "as_of", "extras", "packages", "tags", "description", "nightly")
+NIGHTLY_INDEX = "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
 _MATRIX_KEYS = ("baseline", "python", "extras", "packages", "timeout", "index_url")
-_AXIS_KEYS = ("python", "as_of", "extras", "packages", "tags", "include", "exclude")
+_AXIS_KEYS = ("python", "as_of", "extras", "packages", "tags", "include", "exclude", "nightly")
 
 
 class VersionKind(enum.Enum):
@@ -79,6 +80,8 @@ class Combo:
     # uv's strategy: "highest", or "lowest-direct" for the trial envs of bisection,
     # which move other libraries only as far as a swapped one requires.
     resolution: str = "highest"
+    # Also resolve from the scientific-python nightly wheels index (development builds).
+    nightly: bool = False
 
     def library(self, key: str) -> LibrarySpec | None:
         return next((lib for lib in self.libraries if lib.library == key), None)
@@ -279,14 +282,23 @@ class _Parser:
         )
         tags = self.strings(table.get("tags", []), (*keys, "tags"), f"{where}.tags")
         description = self.string(table.get("description", ""), (*keys, "description"), where)
-        return Combo(combo_id, python, libraries, extras, as_of, tags, description, origin)
+        nightly = table.get("nightly", False)
+        if not isinstance(nightly, bool):
+            raise self.fail(
+                (*keys, "nightly"),
+                f"{where}.nightly",
+                f"expected true or false, got {_describe(nightly)}",
+            )
+        return Combo(
+            combo_id, python, libraries, extras, as_of, tags, description, origin, nightly=nightly
+        )
 
     def axis(self, name: str, table: dict[str, Any], defaults: _Defaults) -> list[Combo]:
         keys = ("axes", name)
         where = f"axis {name!r}"
         axes: dict[str, tuple[str, ...]] = {}
         for key, value in table.items():
-            if key in {"include", "exclude", "extras", "packages", "tags"}:
+            if key in {"include", "exclude", "extras", "packages", "tags", "nightly"}:
                 continue
             if key not in _AXIS_KEYS and key not in BY_KEY:
                 self.unknown_key(key, _AXIS_KEYS, (*keys, key), where)
@@ -328,7 +340,7 @@ class _Parser:
         for assignment in assignments:
             combo_id = combinatorics.make_id(prefix, assignment, varying)
             combo_table: dict[str, Any] = {
-                k: table[k] for k in ("extras", "packages", "tags") if k in table
+                k: table[k] for k in ("extras", "packages", "tags", "nightly") if k in table
             }
             combo_table.update(assignment)
             out.append(self.combo(combo_id, combo_table, defaults, keys, where, f"axes.{name}"))
@@ -412,18 +424,10 @@ def _with_implicit_tags(combo: Combo, baseline: str) -> Combo:
         tags.append("latest")
     if any(lib.kind is VersionKind.PRE for lib in combo.libraries):
         tags.append("pre")
+    if combo.nightly:
+        tags.append("nightly")
     tags.extend(combo.library_keys)
-    unique = tuple(dict.fromkeys(tags))
-    return Combo(
-        combo.id,
-        combo.python,
-        combo.libraries,
-        combo.extras,
-        combo.as_of,
-        unique,
-        combo.description,
-        combo.origin,
-    )
+    return replace(combo, tags=tuple(dict.fromkeys(tags)))
 
 
 def _describe(value: Any) -> str:

@@ -93,7 +93,7 @@ def test_record_and_diff(tmp_path: Path) -> None:
     assert history.record_and_diff(second, db_path) == changes
     with closing(sqlite3.connect(db_path)) as db:
         assert db.execute("SELECT COUNT(*) FROM outcomes WHERE run_id = 'r2'").fetchone() == (3,)
-        assert db.execute("SELECT value FROM meta").fetchone() == ("1",)
+        assert db.execute("SELECT value FROM meta").fetchone() == (str(history.SCHEMA_VERSION),)
 
 
 def test_diff_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

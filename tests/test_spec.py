@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import envs
 from harness.errors import SpecError
 from harness.spec import VersionKind, load, parse_constraint
 from tests.conftest import Writer
@@ -269,3 +270,34 @@ def test_constraint_kinds(text: str, kind: VersionKind) -> None:
 def test_bad_constraints(text: str) -> None:
     with pytest.raises(ValueError):
         parse_constraint(text)
+
+
+def test_nightly_combos(write: Writer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write("m.toml", '[axes.dev]\npython = ["3.11", "3.12"]\nnumpy = "pre"\nnightly = true\n')
+    combos = load(path).combos
+    assert all(c.nightly and "nightly" in c.tags for c in combos)
+    seen: list[tuple[str, ...]] = []
+
+    def fake_uv(self: object, *args: str, timeout: float = 0) -> object:
+        seen.append(args)
+        raise SystemExit  # stop before anything runs
+
+    monkeypatch.setattr(envs.EnvBuilder, "_uv", fake_uv)
+    builder = envs.EnvBuilder(tmp_path)
+    with pytest.raises(SystemExit):
+        builder.resolve(combos[0], Path("python3"), ["numpy>=0.0.0a0"])
+    args = seen[0]
+    assert (
+        args[args.index("--extra-index-url") + 1]
+        == "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
+    )
+    assert args[args.index("--prerelease") + 1] == "allow"
+    assert args.count("--prerelease") == 1
+
+
+def test_nightly_must_be_a_boolean(write: Writer) -> None:
+    path = write("m.toml", '[combos.a]\npython = "3.11"\nnightly = "yes"\n')
+    with pytest.raises(
+        SpecError, match=r"^m.toml:3: combo 'a'.nightly: expected true or false, got str 'yes'$"
+    ):
+        load(path, display="m.toml")

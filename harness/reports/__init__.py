@@ -56,7 +56,9 @@ def write_reports(run: RunDir, changes: dict[str, Any] | None = None) -> Summary
         changes = json.loads(run.summary_json.read_text(encoding="utf-8")).get("changes")
     summary = summarise(run.run_id, baseline, combos, envs, outcomes, analysis, changes)
     models = model_reports(run, summary, outcomes, manifest)
-    summary = replace(summary, models=models)
+    found = run.root / "releases.json"
+    release_data = json.loads(found.read_text(encoding="utf-8")) if found.is_file() else {}
+    summary = replace(summary, models=models, releases=release_data)
     by_combo: dict[str, list[Any]] = {c: [] for c in combos}
     for o in outcomes:
         by_combo.setdefault(o.combo, []).append(o)

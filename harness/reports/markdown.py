@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
+from harness.releases import markdown as releases_markdown
 from harness.results import Status
 
 if TYPE_CHECKING:
@@ -165,6 +166,8 @@ def render(summary: Summary) -> str:
         out.append("No deprecation warnings were raised by passing executions.")
     if summary.changes:
         out += ["", *render_changes(summary.changes)]
+    if summary.releases:
+        out += ["", *releases_markdown(summary.releases)]
     return "\n".join(out) + "\n"
 
 

@@ -46,6 +46,7 @@ class Summary:
     analysis: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     changes: Mapping[str, Any] = field(default_factory=dict)  # since the previous run
     models: Sequence[Mapping[str, Any]] = ()  # staleness and pass rates per model
+    releases: Mapping[str, Any] = field(default_factory=dict)  # from harness releases
 
     @property
     def drift(self) -> list[Trajectory]:
@@ -93,6 +94,7 @@ class Summary:
             ],
             **({"changes": dict(self.changes)} if self.changes else {}),
             **({"models": [dict(m) for m in self.models]} if self.models else {}),
+            **({"releases": dict(self.releases)} if self.releases else {}),
         }
 
 

@@ -1,0 +1,138 @@
+"""The fan-out path: plan the jobs, merge what they produced, say what is new.
+
+The nightly workflow (``.github/workflows/nightly.yml``) calls exactly these, so the
+whole path runs the same on one machine:
+
+    harness plan --github --shards 2      # the job matrix, JSON for fromJSON
+    harness run --combos C --shard 1/2    # one job: one shard of one combo
+    harness merge artifacts/* --into results/<run-id>
+    harness report results/<run-id> --history results/history.sqlite
+    harness issue-text results/<run-id>   # only what is new since the last run
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from harness.drift import natural_key
+from harness.results import OutcomeWriter, RunDir, read_outcomes, write_json
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from harness.results import Outcome
+    from harness.spec import Combo
+
+GITHUB_JOB_LIMIT = 256  # jobs one matrix may hold
+
+
+def plan(
+    combos: Sequence[Combo], shards: int = 1, max_jobs: int = GITHUB_JOB_LIMIT
+) -> dict[str, Any]:
+    """The job matrix: one job per (combo, shard), or groups of them above ``max_jobs``.
+
+    Each job has a ``name`` (safe for artifact names) and ``runs``: space-separated
+    ``combo:I/N`` items the job runs one after the other.
+    """
+    runs = [f"{c.id}:{i}/{shards}" for c in combos for i in range(1, shards + 1)]
+    if len(runs) <= max_jobs:
+        jobs = [[r] for r in runs]
+    else:
+        jobs = [runs[i::max_jobs] for i in range(max_jobs)]
+    return {
+        "include": [
+            {"name": _name(job) if len(job) == 1 else f"group-{n + 1:03d}", "runs": " ".join(job)}
+            for n, job in enumerate(jobs)
+        ]
+    }
+
+
+def _name(runs: Sequence[str]) -> str:
+    combo, shard = runs[0].split(":")
+    index, count = shard.split("/")
+    return combo if count == "1" else f"{combo}-{index}of{count}"
+
+
+def merge(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
+    """Fold the run directories the jobs produced into ``target``.
+
+    Outcomes are combined per combo (an execution reported twice is kept once, the
+    last one seen); environment records, locks and model answers are copied; the
+    manifests' combos and inputs are joined. Returns outcomes per combo.
+    """
+    manifest: dict[str, Any] = {}
+    combined: dict[str, dict[tuple[str, str, str, int], Outcome]] = {}
+    for source in sources:
+        run = RunDir(source)
+        if run.manifest.is_file():
+            part = json.loads(run.manifest.read_text(encoding="utf-8"))
+            combos = list(dict.fromkeys([*manifest.get("combos", []), *part.get("combos", [])]))
+            manifest = {**part, **manifest, "combos": combos}
+        for combo in run.combos():
+            outcomes, _ = read_outcomes(run.outcomes(combo))
+            bucket = combined.setdefault(combo, {})
+            for o in outcomes:
+                bucket[o.key] = o
+        for folder in ("envs", "answers"):
+            src = source / folder
+            if src.is_dir():
+                shutil.copytree(src, target.root / folder, dirs_exist_ok=True)
+    target.root.mkdir(parents=True, exist_ok=True)
+    for combo, bucket in combined.items():
+        target.outcomes(combo).unlink(missing_ok=True)
+        ordered = sorted(
+            bucket.values(), key=lambda o: (natural_key(o.problem_id), o.source, o.attempt)
+        )
+        with OutcomeWriter(target.outcomes(combo)) as writer:
+            for seq, o in enumerate(ordered):
+                writer.write(_renumbered(o, seq, target.run_id))
+    manifest["run_id"] = target.run_id
+    manifest.setdefault("inputs", {}).pop("shard", None)
+    write_json(target.manifest, manifest)
+    return {combo: len(bucket) for combo, bucket in combined.items()}
+
+
+def _renumbered(o: Outcome, seq: int, run_id: str) -> Outcome:
+    return replace(o, seq=seq, run_id=run_id)
+
+
+def issue_text(summary: Mapping[str, Any], releases: Mapping[str, Any] | None = None) -> str:
+    """The body of the nightly issue: only what is new since the last run, or ""."""
+    changes = summary.get("changes") or {}
+    failures = changes.get("new_failures", [])
+    warnings = changes.get("new_warnings", [])
+    new_releases = (releases or {}).get("new", [])
+    if not (failures or warnings or new_releases):
+        return ""
+    lines = [f"## Nightly run `{summary.get('run_id')}`", ""]
+    if changes.get("previous"):
+        lines += [f"Compared with `{changes['previous']}`.", ""]
+    if failures:
+        lines += [f"### New failures ({len(failures)})", ""]
+        lines += [
+            f"- `{f['combo']}` `{f['problem_id']}` ({f['source']}): {f['before']} → {f['after']}"
+            + (f" — {f['error']}" if f.get("error") else "")
+            for f in sorted(failures, key=lambda f: (f["combo"], natural_key(f["problem_id"])))
+        ]
+        lines.append("")
+    if warnings:
+        lines += [f"### New deprecation warnings ({len(warnings)})", ""]
+        lines += [
+            f"- {w['library']}: {w['message'][:200]} ({len(w['problems'])} executions)"
+            for w in warnings
+        ]
+        lines.append("")
+    if new_releases:
+        lines += [f"### New releases ({len(new_releases)})", ""]
+        lines += [
+            f"- {r['package']} {r['version']}"
+            + (" (pre-release)" if r.get("pre") else "")
+            + (f", {r['uploaded'][:10]}" if r.get("uploaded") else "")
+            for r in new_releases
+        ]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

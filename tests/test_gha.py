@@ -1,0 +1,211 @@
+"""The nightly workflow's path, locally: plan → shards → merge → report → issue text."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from harness import gha, history, releases
+from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.versions import Index
+from tests.conftest import ROOT
+from tests.indexserver import IndexServer, wheel
+
+PY = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def harness(*args: str, cwd: Path) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_plan_one_job_per_combo_and_shard() -> None:
+    combos = [Combo("a", PY, ()), Combo("b", PY, ())]
+    assert gha.plan(combos, shards=2) == {
+        "include": [
+            {"name": "a-1of2", "runs": "a:1/2"},
+            {"name": "a-2of2", "runs": "a:2/2"},
+            {"name": "b-1of2", "runs": "b:1/2"},
+            {"name": "b-2of2", "runs": "b:2/2"},
+        ]
+    }
+    assert gha.plan(combos) == {
+        "include": [{"name": "a", "runs": "a:1/1"}, {"name": "b", "runs": "b:1/1"}]
+    }
+
+
+def test_plan_groups_above_the_job_limit() -> None:
+    combos = [Combo(f"c{i}", PY, ()) for i in range(300)]
+    jobs = gha.plan(combos, shards=1)["include"]
+    assert len(jobs) == gha.GITHUB_JOB_LIMIT
+    runs = [r for job in jobs for r in job["runs"].split()]
+    assert sorted(runs) == sorted(f"c{i}:1/1" for i in range(300))  # each run exactly once
+    assert jobs[0] == {"name": "group-001", "runs": "c0:1/1 c256:1/1"}
+
+
+def test_issue_text_only_says_what_is_new() -> None:
+    assert (
+        gha.issue_text({"run_id": "r2", "changes": {"new_failures": [], "new_warnings": []}}) == ""
+    )
+    text = gha.issue_text(
+        {
+            "run_id": "r2",
+            "changes": {
+                "previous": "r1",
+                "new_failures": [
+                    {
+                        "combo": "latest",
+                        "problem_id": "p/10",
+                        "source": "reference",
+                        "before": "pass",
+                        "after": "error",
+                        "error": "AttributeError: gone",
+                    }
+                ],
+                "new_warnings": [],
+            },
+        },
+        {
+            "new": [
+                {
+                    "package": "numpy",
+                    "version": "2.6.0rc1",
+                    "pre": True,
+                    "uploaded": "2026-11-28T10:00:00",
+                }
+            ]
+        },
+    )
+    assert text == textwrap.dedent("""\
+        ## Nightly run `r2`
+
+        Compared with `r1`.
+
+        ### New failures (1)
+
+        - `latest` `p/10` (reference): pass → error — AttributeError: gone
+
+        ### New releases (1)
+
+        - numpy 2.6.0rc1 (pre-release), 2026-11-28
+    """)
+
+
+def test_release_watching_against_a_local_index(tmp_path: Path) -> None:
+    now = dt.datetime(2026, 11, 29, tzinfo=dt.timezone.utc)
+    projects = {
+        "numpy": [
+            wheel("numpy", "1.26.4", "py3-none-any", uploaded="2024-02-05T00:00:00Z"),
+            wheel("numpy", "2.5.5", "py3-none-any", uploaded="2026-11-20T00:00:00Z"),
+            wheel("numpy", "2.6.0rc1", "py3-none-any", uploaded="2026-11-25T00:00:00Z"),
+        ]
+    }
+    with IndexServer(projects) as server, closing(history.connect(tmp_path / "h.sqlite")) as db:
+        first = releases.watch(Index(server.url), ["numpy"], db, now=now)
+        # the first look reports the last 30 days only
+        assert [(r.version, r.pre) for r in first] == [("2.5.5", False), ("2.6.0rc1", True)]
+        assert releases.watch(Index(server.url), ["numpy"], db, now=now) == []
+        server.projects["numpy"].append(
+            wheel("numpy", "2.6.0", "py3-none-any", uploaded="2026-11-29T00:00:00Z")
+        )
+        later = releases.watch(Index(server.url), ["numpy"], db, now=now)
+        assert [r.version for r in later] == ["2.6.0"]
+        combo = Combo("latest", PY, (numpy_spec("latest"),))
+        pre = Combo("pre", PY, (numpy_spec("pre"),))
+        resolved = releases.resolve([combo, pre], Index(server.url))
+        assert [r["version"] for r in resolved] == ["2.6.0", "2.6.0"]
+
+
+def numpy_spec(kind: str) -> LibrarySpec:
+    return LibrarySpec("numpy", "numpy", kind, VersionKind(kind))
+
+
+@pytest.mark.network
+def test_the_workflow_path_end_to_end(tmp_path: Path) -> None:
+    problems = str(ROOT / "tests" / "data" / "problems")
+    for night, numpy in (("night1", "1.26.4"), ("night2", "2.2.6")):
+        # the matrix moves between nights, as a `latest` combo does
+        (tmp_path / "matrix.toml").write_text(
+            f'[matrix]\npython = "{PY}"\n[combos.np]\nnumpy = "{numpy}"\n'
+        )
+        plan = json.loads(harness("plan", "--shards", "2", "--github", cwd=tmp_path))
+        assert plan == {
+            "include": [
+                {"name": "np-1of2", "runs": "np:1/2"},
+                {"name": "np-2of2", "runs": "np:2/2"},
+            ]
+        }
+        artifacts = []
+        for job in plan["include"]:
+            for item in job["runs"].split():
+                combo, shard = item.split(":")
+                out = tmp_path / "artifacts" / night / job["name"]
+                harness(
+                    "run",
+                    "--combos",
+                    combo,
+                    "--shard",
+                    shard,
+                    "--problems",
+                    problems,
+                    "--results",
+                    str(out),
+                    "--run-id",
+                    night,
+                    "--env-dir",
+                    str(tmp_path / "envs"),
+                    "--no-history",
+                    "-q",
+                    cwd=tmp_path,
+                )
+                artifacts.append(str(out / night))
+        merged = tmp_path / "results" / night
+        harness("merge", *artifacts, "--into", str(merged), cwd=tmp_path)
+        harness(
+            "report",
+            str(merged),
+            "--history",
+            str(tmp_path / "results" / "history.sqlite"),
+            cwd=tmp_path,
+        )
+        outcomes = [json.loads(line) for line in (merged / "np.jsonl").read_text().splitlines()]
+        assert sorted(o["problem_id"] for o in outcomes) == [
+            "problems/numpy/prod",
+            "problems/numpy/product",
+            "problems/numpy/promotion",
+        ]
+    issue = harness("issue-text", str(tmp_path / "results" / "night2"), cwd=tmp_path)
+    assert issue.startswith(
+        "## Nightly run `night2`\n\nCompared with `night1`.\n\n### New failures (2)\n"
+    )
+    assert (
+        "- `np` `problems/numpy/product` (reference): pass → error — AttributeError: module 'numpy' has no attribute 'product'"
+        in issue
+    )
+    assert (
+        "- `np` `problems/numpy/promotion` (reference): pass → fail — AssertionError: 44" in issue
+    )
+    md = (tmp_path / "results" / "night2" / "summary.md").read_text()
+    assert "## Since the previous run (`night1`)" in md
+    assert "- `np` numpy: 1.26.4 → 2.2.6" in md
+    with closing(sqlite3.connect(tmp_path / "results" / "history.sqlite")) as db:
+        assert [r[0] for r in db.execute("SELECT run_id FROM runs ORDER BY recorded_order")] == [
+            "night1",
+            "night2",
+        ]
