@@ -169,8 +169,13 @@ class EnvBuilder:
         """The lock file text for ``requirements`` on ``interpreter``."""
         work = self.root / "locks"
         work.mkdir(parents=True, exist_ok=True)
-        source = work / f"{combo.id}.in"
-        target = work / f"{combo.id}.txt"
+        # Named by content too: two runs resolving one combo id differently must not
+        # overwrite each other's files between writing and reading them.
+        key = hashlib.sha256(repr((requirements, str(interpreter), combo)).encode()).hexdigest()[
+            :12
+        ]
+        source = work / f"{combo.id}-{key}.in"
+        target = work / f"{combo.id}-{key}.txt"
         source.write_text("\n".join(requirements) + "\n", encoding="utf-8")
         args = [
             "pip",

@@ -90,8 +90,12 @@ class WarningRecorder:
             if code_file.startswith("<frozen importlib"):
                 return  # raised by a module's import: environment, not program
             if issuer is None and code_file != _HERE:
-                name = frame.f_globals.get("__name__", "")
-                if name != "warnings":
+                name = frame.f_globals.get("__name__", "") or ""
+                top = name.split(".")[0]
+                if top in _WRAPPERS:
+                    if top != "warnings":
+                        issuer = _wrapped_module(frame)
+                else:
                     issuer = _module_label(name, code_file)
             frame = frame.f_back
         if str(message).startswith("invalid escape sequence"):
@@ -118,7 +122,30 @@ def _module_label(name: str, code_file: str) -> str:
         return "<solution>"
     if code_file == "<program>":
         return "<context>"
+    if code_file in ("<setup>", "<check>"):
+        return code_file
     return name or code_file
+
+
+# Modules whose frames only pass a warning on for someone else: a deprecation decorator
+# (``typing_extensions.deprecated``) calls warnings.warn before the decorated function.
+_WRAPPERS = (
+    "warnings",
+    "typing_extensions",
+    "functools",
+    "contextlib",
+    "deprecated",
+    "deprecation",
+)
+
+
+def _wrapped_module(frame: FrameType) -> str | None:
+    """The module of the function a wrapper frame stands for, read from its locals."""
+    for value in list(frame.f_locals.values()):
+        module = getattr(value, "__module__", None)
+        if callable(value) and isinstance(module, str) and module.split(".")[0] not in _WRAPPERS:
+            return module
+    return None
 
 
 def _qualified(cls: type) -> str:

@@ -44,6 +44,7 @@ _BY_ANY_NAME: Mapping[str, Library] = {
 MODULE_TO_PACKAGE: Mapping[str, str] = {
     **{lib.module: lib.package for lib in LIBRARIES},
     "sklearn": "scikit-learn",
+    "mpl_toolkits": "matplotlib",  # ships inside matplotlib
     "yaml": "pyyaml",
     "PIL": "pillow",
     "cv2": "opencv-python",

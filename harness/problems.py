@@ -207,11 +207,11 @@ _CHECK = {check!r}
 
 def test_execution(solution: str):
     namespace = {{}}
-    exec(_SETUP, namespace)
+    exec(compile(_SETUP, "<setup>", "exec"), namespace)
     exec(solution, namespace)
     if "result" not in namespace:
         raise NameError("the solution did not assign `result`")
-    exec(_CHECK, {{"result": namespace["result"]}})
+    exec(compile(_CHECK, "<check>", "exec"), {{"result": namespace["result"]}})
 """
 
 
@@ -252,7 +252,7 @@ def load_toml_problem(path: Path, root: Path, set_name: str) -> Problem:
     idioms = data.get("idioms", {})
     if not isinstance(idioms, dict) or not all(isinstance(v, str) for v in idioms.values()):
         raise fail("idioms", "must be a table of name = code strings")
-    native = path.relative_to(root).with_suffix("").as_posix()
+    native = path.resolve().relative_to(root.resolve()).with_suffix("").as_posix()
     return Problem(
         id=f"{set_name}/{native}",
         native_id=native,
@@ -297,12 +297,30 @@ def _change(value: Any, fail: Any) -> Change | None:
     )
 
 
+CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
+
+
+def set_root(path: Path, given: Path) -> Path:
+    """The directory a problem's id is relative to: the one holding the library
+    directories, so ``problems/pandas/x.toml`` is ``problems/pandas/x`` whether the
+    run was given ``problems/`` or ``problems/pandas/``."""
+    folder = path.parent
+    while folder != folder.parent:
+        library = lookup(folder.name)
+        if library is not None and library.key == folder.name:
+            return folder.parent
+        if folder == given.parent:
+            break
+        folder = folder.parent
+    return given
+
+
 def load_directory(root: Path) -> list[Problem]:
-    """Problems in ``root/<library>/**/*.toml`` (TOML files at the top, such as the
-    catalogue, are not problems), and DS-1000 files anywhere below ``root``."""
-    set_name = _set_name(root.resolve())
-    files = sorted(p for p in root.rglob("*.toml") if p.parent != root)
-    problems = [load_toml_problem(p, root, set_name) for p in files]
+    """Problems in ``root/**/*.toml`` (but ``catalogue.toml``), and DS-1000 files below ``root``."""
+    problems = []
+    for path in sorted(p for p in root.rglob("*.toml") if p.name not in CONFIG_FILES):
+        base = set_root(path.resolve(), root.resolve())
+        problems.append(load_toml_problem(path, base, _set_name(base)))
     for path in sorted([*root.rglob("*.jsonl"), *root.rglob("*.jsonl.gz")]):
         problems.extend(load_ds1000(path))
     return problems
@@ -316,7 +334,8 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
         if path.is_dir():
             batch = load_directory(path)
         elif path.suffix == ".toml":
-            batch = [load_toml_problem(path, path.parent, _set_name(path.parent.resolve()))]
+            base = set_root(path.resolve(), path.parent.resolve())
+            batch = [load_toml_problem(path, base, _set_name(base))]
         else:
             batch = load_ds1000(path)
         for problem in batch:

@@ -318,3 +318,25 @@ def test_deprecations_outside_the_hierarchy_are_recorded(tmp_path: Path) -> None
     """)
     (outcome,) = run_batch(tmp_path, [solution])
     assert [w["message"] for w in outcome["warnings"]] == ["ragged"]
+
+
+def test_warnings_from_deprecation_decorators_name_the_decorated_module(tmp_path: Path) -> None:
+    (tmp_path / "deprecation.py").write_text(
+        "import functools, warnings\n"
+        "def deprecated(func):\n"
+        "    @functools.wraps(func)\n"
+        "    def wrapper(*args, **kwargs):\n"
+        "        warnings.warn(func.__name__ + ' is deprecated', FutureWarning, stacklevel=2)\n"
+        "        return func(*args, **kwargs)\n"
+        "    return wrapper\n"
+    )
+    (tmp_path / "newlib.py").write_text(
+        "from deprecation import deprecated\n@deprecated\ndef old():\n    return 3\n"
+    )
+    solution = (
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport newlib\nresult = newlib.old()"
+    )
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert outcome["warnings"] == [
+        {"category": "FutureWarning", "message": "old is deprecated", "module": "newlib"}
+    ]
