@@ -203,6 +203,12 @@ def _parser() -> argparse.ArgumentParser:
         "--sample", type=int, metavar="N", help="only the first N problems of each library"
     )
     val.add_argument(
+        "--span",
+        choices=("full", "near"),
+        default="full",
+        help="bisect to the newest release (full), or only around the claimed one (near)",
+    )
+    val.add_argument(
         "--write-table", metavar="README", help="write the result table into this file"
     )
     val.add_argument("--json", metavar="PATH", help="also write the checks as JSON")
@@ -237,6 +243,9 @@ def _parser() -> argparse.ArgumentParser:
     iss = sub.add_parser("issue-text", help="what is new since the last run, for the nightly issue")
     iss.add_argument("run_dir")
     iss.add_argument("--releases", help="releases.json from harness releases")
+
+    ann = sub.add_parser("annotations", help="GitHub annotations for new failures and drift")
+    ann.add_argument("run_dir")
 
     rel = sub.add_parser(
         "releases", help="new releases of the matrix's libraries since the last check"
@@ -483,7 +492,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         builder = EnvBuilder(Path(args.env_dir).absolute(), index)
         lab = bisection.Lab(builder, RunOptions(jobs=args.jobs), log=progress.log)
         facts = validate.ReleaseFacts(index, pythons)
-        checks = bisection.drive(lab, [validate.validate(p, facts) for p in chosen])
+        checks = bisection.drive(lab, [validate.validate(p, facts, args.span) for p in chosen])
     for c in checks:
         mark = "ok  " if c.ok else "FAIL"
         print(
@@ -583,6 +592,15 @@ def cmd_issue_text(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_annotations(args: argparse.Namespace) -> int:
+    run = RunDir(Path(args.run_dir))
+    if not run.summary_json.is_file():
+        raise UsageError(f"{args.run_dir}: no summary.json (run harness report first)")
+    for line in gha.workflow_commands(json.loads(run.summary_json.read_text(encoding="utf-8"))):
+        print(line)
+    return 0
+
+
 def cmd_releases(args: argparse.Namespace) -> int:
     matrix = spec.load(args.matrix)
     index = Index(matrix.index_url)
@@ -639,6 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "merge": cmd_merge,
         "issue-text": cmd_issue_text,
         "releases": cmd_releases,
+        "annotations": cmd_annotations,
     }
     try:
         return handlers[args.command](args)

@@ -100,6 +100,50 @@ def _renumbered(o: Outcome, seq: int, run_id: str) -> Outcome:
     return replace(o, seq=seq, run_id=run_id)
 
 
+def workflow_commands(summary: Mapping[str, Any], limit: int = 50) -> list[str]:
+    """GitHub workflow commands that show the run's news on the workflow page:
+    an error per new failure, a warning per drifted problem."""
+    out = []
+    changes = summary.get("changes") or {}
+    for f in changes.get("new_failures", [])[:limit]:
+        detail = f" — {f['error']}" if f.get("error") else ""
+        out.append(
+            _command(
+                "error",
+                f"New failure: {f['problem_id']}",
+                f"{f['combo']} ({f['source']}): {f['before']} → {f['after']}{detail}",
+            )
+        )
+    for d in summary.get("drift", [])[:limit]:
+        analysis = d.get("analysis") or {}
+        found = (
+            f"; first bad release {analysis['library']} {analysis['first_bad']}"
+            if analysis.get("first_bad")
+            else ""
+        )
+        out.append(
+            _command(
+                "warning",
+                f"Drift: {d['problem_id']}",
+                f"{d['last_good']} → {d['first_bad']}: {d['error']} ({d['cause']}){found}",
+            )
+        )
+    return out
+
+
+def _command(kind: str, title: str, message: str) -> str:
+    """``::kind title=...::message`` with GitHub's escaping of both parts."""
+
+    def escape(text: str, extra: str = "") -> str:
+        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        for char, code in {":": "%3A", ",": "%2C"}.items():
+            if char in extra:
+                text = text.replace(char, code)
+        return text
+
+    return f"::{kind} title={escape(title, ':,')}::{escape(message)}"
+
+
 def issue_text(summary: Mapping[str, Any], releases: Mapping[str, Any] | None = None) -> str:
     """The body of the nightly issue: only what is new since the last run, or ""."""
     changes = summary.get("changes") or {}

@@ -87,7 +87,12 @@ class ReleaseFacts:
         return None
 
 
-def validate(problem: Problem, facts: ReleaseFacts) -> Generator[Need, Answer, Check]:
+def validate(
+    problem: Problem, facts: ReleaseFacts, span: str = "full"
+) -> Generator[Need, Answer, Check]:
+    """Check ``problem`` in real envs; ``span`` is how far the bisection reaches: "full" (to the
+    newest release) or "near" (the release before ``changed``, it, and the one after it:
+    the boundary, for libraries whose every release costs gigabytes)."""
     trials = [0]
     change = problem.change
     old_code = problem.idioms.get("old")
@@ -146,7 +151,12 @@ def validate(problem: Problem, facts: ReleaseFacts) -> Generator[Need, Answer, C
     if not start.passed:
         return check(False, f"old idiom {_status(start)} on {before}", _why(start))
     others = {p: start.env.versions.get(p, "") for p in companions}
-    finding = yield from bisect_library(old, package, before, series[-1], python, others, facts.on)
+    end = (
+        series[-1]
+        if span == "full"
+        else series[min(len(series) - 1, series.index(change.changed) + 1)]
+    )
+    finding = yield from bisect_library(old, package, before, end, python, others, facts.on)
     trials[0] += finding.trials
     observed = finding.first_bad or "–"
     ok = finding.first_bad == change.changed

@@ -209,3 +209,37 @@ def test_the_workflow_path_end_to_end(tmp_path: Path) -> None:
             "night1",
             "night2",
         ]
+
+
+def test_annotations_escape_and_cover_failures_and_drift() -> None:
+    summary = {
+        "changes": {
+            "new_failures": [
+                {
+                    "combo": "latest",
+                    "problem_id": "p/1",
+                    "source": "reference",
+                    "before": "pass",
+                    "after": "error",
+                    "error": "KeyError: 'a,b'\nmore",
+                }
+            ]
+        },
+        "drift": [
+            {
+                "problem_id": "ds1000/47",
+                "last_good": "old",
+                "first_bad": "new",
+                "error": "AttributeError: x",
+                "cause": "removed-api",
+                "analysis": {"library": "pandas", "first_bad": "2.0.0"},
+            }
+        ],
+    }
+    assert gha.workflow_commands(summary) == [
+        "::error title=New failure%3A p/1::latest (reference): pass → error — KeyError: 'a,b'%0Amore",
+        (
+            "::warning title=Drift%3A ds1000/47::old → new: AttributeError: x (removed-api); "
+            "first bad release pandas 2.0.0"
+        ),
+    ]
