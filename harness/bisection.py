@@ -483,7 +483,7 @@ def release_lister(index: Index) -> Callable[[str, str], list[str]]:
     """``(package, python) → releases with a wheel``, as strings, oldest first."""
 
     def releases(package: str, python: str) -> list[str]:
-        return [str(v) for v in index.versions_with_wheels(package, python)]
+        return [str(v) for v in index.versions_with_wheels(package, python, yanked=True)]
 
     return releases
 

@@ -6,7 +6,8 @@
   the problem drifted, not the model: that is reported apart and never charged to it.
 * **warning rate** — of its passing answers, the share that raise a deprecation warning.
 * **vintage** — the combo, in era order, where its answers do best, measured on the
-  problems whose reference passes there (so broken problems do not penalise an era).
+  problems whose reference passes in every combo (so problem drift tilts no era); a tie
+  names every combo in it.
 * **static uses** — deprecated or removed APIs its answer code mentions, by a catalogue
   of old → new mappings (``problems/catalogue.toml``, which users can extend).
 """
@@ -144,6 +145,13 @@ def measure(
     }
     code = {(s.problem_id, s.source): s.code for s in solutions}
     models = sorted({o.source for o in first if o.source.startswith(MODEL_PREFIX)})
+    # Vintage compares eras on the same problems: those whose reference passes in every
+    # combo it ran in, so that neither problem drift nor a combo's gaps tilt the score.
+    reference_runs: dict[str, list[bool]] = {}
+    for o in first:
+        if o.source == REFERENCE and o.status not in (Status.SKIPPED, Status.ENV_ERROR):
+            reference_runs.setdefault(o.problem_id, []).append(o.status is Status.PASS)
+    steady = {p for p, passes in reference_runs.items() if all(passes)}
     out = []
     for source in models:
         mine = [o for o in first if o.source == source]
@@ -158,15 +166,18 @@ def measure(
                 if o.combo == combo and o.status not in (Status.SKIPPED, Status.ENV_ERROR)
             ]
             passes = [o for o in here if o.status is Status.PASS]
-            holds = [o for o in here if reference.get((combo, o.problem_id))]
+            holds = [o for o in here if o.problem_id in steady]
             pass_rate[combo] = _rate(len(passes), len(here))
             fit[combo] = _rate(sum(o.status is Status.PASS for o in holds), len(holds))
             warned = [
                 o for o in passes if any(not w.module.startswith("<python") for w in o.warnings)
             ]
             warning_rate[combo] = _rate(len(warned), len(passes))
-        scored = [(c, f) for c, f in fit.items() if f is not None]
-        vintage = max(scored, key=lambda cf: cf[1])[0] if scored else None
+        scored = {c: f for c, f in fit.items() if f is not None}
+        best = max(scored.values(), default=None)
+        vintage = (
+            " = ".join(c for c, f in scored.items() if f == best) if best is not None else None
+        )
         stale, drift, candidates = [], [], 0
         for t in trajectories:
             if t.source != source:

@@ -70,7 +70,7 @@ class ReleaseFacts:
         self.pythons = list(pythons)  # ascending
 
     def on(self, package: str, python: str) -> list[str]:
-        return [str(v) for v in self.index.versions_with_wheels(package, python)]
+        return [str(v) for v in self.index.versions_with_wheels(package, python, yanked=True)]
 
     def uploaded(self, package: str, version: str) -> dt.date | None:
         for release in self.index.releases(package):

@@ -75,13 +75,13 @@ class Release:
     def yanked(self) -> bool:
         return bool(self.files) and all(f.yanked for f in self.files)
 
-    def has_wheel_for(self, python: str) -> bool:
-        """True when a non-yanked wheel installs on ``python`` on this platform."""
+    def has_wheel_for(self, python: str, yanked: bool = False) -> bool:
+        """True when a wheel installs on ``python`` on this platform (a yanked one too, if asked)."""
         wanted = _target_tags(python)
         py = Version(python)
         for f in self.files:
             tags = f.wheel_tags()
-            if tags and not f.yanked and f.supports_python(py) and tags & wanted:
+            if tags and (yanked or not f.yanked) and f.supports_python(py) and tags & wanted:
                 return True
         return False
 
@@ -234,15 +234,20 @@ class Index:
         *,
         pre: bool = False,
         as_of: dt.date | None = None,
+        yanked: bool = False,
     ) -> list[Version]:
-        """Releases that install from a wheel on ``python`` here, oldest first."""
+        """Releases that install from a wheel on ``python`` here, oldest first.
+
+        Yanked releases are left out unless asked for: a resolver skips them, but an
+        exact pin still installs them, and bisection must see every release users had.
+        """
         out = []
         for release in self.releases(project):
             if release.version.is_prerelease and not pre:
                 continue
             if as_of and release.upload_time and release.upload_time.date() > as_of:
                 continue
-            if release.has_wheel_for(python):
+            if release.has_wheel_for(python, yanked=yanked):
                 out.append(release.version)
         return out
 

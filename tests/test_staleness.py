@@ -60,7 +60,7 @@ def test_staleness_separates_model_staleness_from_problem_drift() -> None:
     assert s.candidates == 3  # p1, p2, p3 pass in "old" and meet "new"
     assert s.stale_rate == pytest.approx(1 / 3)
     assert s.pass_rate == {"old": 0.75, "new": 0.25}
-    assert s.fit == {"old": 0.75, "new": 1 / 3}  # in "new", p2 does not hold
+    assert s.fit == {"old": 2 / 3, "new": 1 / 3}  # on p1, p3, p4: p2 does not hold in "new"
     assert s.vintage == "old"
     assert s.warning_rate == {"old": 1 / 3, "new": 0.0}
     assert s.static == {"numpy: numpy.product / numpy.cumproduct": 1}

@@ -56,6 +56,14 @@ def test_releases_sorted_with_upload_times(index: Index) -> None:
     assert releases[2].yanked
 
 
+def test_yanked_releases_only_when_asked(index: Index) -> None:
+    assert index.versions_with_wheels("fakenp", "3.10", yanked=True) == [
+        Version("1.1.0"),
+        Version("1.2.0"),
+        Version("1.3.0"),
+    ]
+
+
 def test_versions_with_wheels_for_a_python(index: Index) -> None:
     assert index.versions_with_wheels("fakenp", "3.10") == [Version("1.1.0"), Version("1.3.0")]
     assert index.versions_with_wheels("fakenp", "3.12") == [Version("1.3.0")]

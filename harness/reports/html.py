@@ -36,7 +36,7 @@ COLOURS = {
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2329}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #dde1e5}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #dde1e5;padding:3px 8px;text-align:left}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #dde1e5;padding:3px 8px;text-align:left;vertical-align:top;max-width:36em;overflow-wrap:anywhere}
 th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}
 .heat{overflow-x:auto;border:1px solid #dde1e5;padding:6px;margin:6px 0 18px}
