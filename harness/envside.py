@@ -40,6 +40,23 @@ if TYPE_CHECKING:
     from types import FrameType
 
 PROTOCOL = 1
+
+
+def _load_sandbox() -> Any:
+    """harness/sandbox.py, loaded from beside this file (we are a script, not a package)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox.py")
+    spec = importlib.util.spec_from_file_location("_harness_sandbox", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_harness_sandbox"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+sandbox = _load_sandbox()
 Json = Dict[str, Any]  # a decoded JSON object (typing.Dict: this file runs on Python 3.8)
 _HERE = os.path.abspath(__file__)
 _TRACKED = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
@@ -162,10 +179,22 @@ def build_program(context: str, solution: str) -> str:
 
 
 def execute(payload: Json) -> Json:
-    """Run one program in this process and describe how it ended."""
+    """Run one program in this process and describe how it ended.
+
+    For untrusted solutions the program's ``exec`` is the sandbox's guard: the solution
+    runs in a sandboxed child and only what it assigned comes back to be checked here.
+    """
     recorder = WarningRecorder()
     recorder.install()
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    namespace: Json = {"__name__": "__main__", "__builtins__": builtins}
+    if payload.get("untrusted"):
+        guard = sandbox.Guard(
+            payload["solution"],
+            close_fds=[payload.get("result_fd", -1)],
+            sandboxed=bool(payload.get("sandboxed")),
+            limits=payload.get("limits") or {},
+        )
+        namespace["__builtins__"] = guard.builtins()
     status = "pass"
     exc_type = None
     message = ""
@@ -176,6 +205,10 @@ def execute(payload: Json) -> Json:
         exec(code, namespace)
     except AssertionError as exc:
         status, exc_type, message, tb = "fail", _qualified(type(exc)), str(exc), _tb(exc)
+    except sandbox.RemoteError as exc:
+        # raised by the solution in its own process, under a name only it knows
+        status, exc_type, message = "error", exc.qualified, str(exc)
+        tb = exc.remote_traceback
     except BaseException as exc:
         status, exc_type, message, tb = "error", _qualified(type(exc)), str(exc), _tb(exc)
     return {
@@ -233,8 +266,18 @@ def fresh_child_main(result_fd: int) -> None:
     payload = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    _limit_memory(payload.get("memory_mb"))
+    _prepare(payload, os.getcwd(), result_fd)
     _report(result_fd, execute(payload))
+
+
+def _prepare(payload: Json, workdir: str, result_fd: int) -> None:
+    """Everything an execution's process does before the program: sandbox, temp dir, limits."""
+    if payload.get("sandboxed"):
+        sandbox.enter(workdir)
+    tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox
+    os.environ["TMPDIR"] = workdir
+    payload["result_fd"] = result_fd
+    _limit_memory(payload.get("memory_mb"))
 
 
 # -- the zygote: preloaded libraries, one fork per execution ---------------------------
@@ -411,6 +454,16 @@ class _Child:
             os.killpg(self.pid, signal.SIGKILL)
 
 
+def _children() -> list[int]:
+    """Our child processes, from /proc (Linux); [] where that cannot be read."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open("/proc/self/task/%s/children" % task) as fh:
+                found.extend(int(p) for p in fh.read().split())
+    return found
+
+
 def _exit_code(status: int) -> int:
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
@@ -457,6 +510,20 @@ class Scheduler:
         self.preloaded: list[str] = []
         self.preload_failures: dict[str, str] = {}
         self.zygotes: list[Json] = []  # what each group's zygote reported
+        # Untrusted solutions run apart from their checks (the guard), and every execution
+        # in the sandbox, when this machine allows it (the reason it does not, otherwise).
+        self.guard = bool(batch.get("guard", True))
+        self.limits = batch.get("limits") or {}
+        self.sandbox_reason: str | None = "not probed"
+        if batch.get("sandbox", True):
+            probe_dir = tempfile.mkdtemp(prefix="harness-probe-")
+            try:
+                self.sandbox_reason = sandbox.probe(probe_dir)
+            finally:
+                shutil.rmtree(probe_dir, ignore_errors=True)
+        else:
+            self.sandbox_reason = "switched off"
+        sandbox.set_subreaper()
 
     # -- setup ----------------------------------------------------------------------
     def prepare_zygote(self, queue: list[tuple[int, Json]]) -> None:
@@ -490,7 +557,13 @@ class Scheduler:
             merged["preloaded"] += [m for m in zygote["preloaded"] if m not in merged["preloaded"]]
             merged["fresh_only"].update(zygote["fresh_only"])
             merged["preload_failures"].update(zygote["preload_failures"])
-        return {"isolation": self.isolation, "zygotes": self.zygotes, **merged}
+        return {
+            "isolation": self.isolation,
+            "sandbox": self.sandbox_reason or "on",
+            "guard": self.guard,
+            "zygotes": self.zygotes,
+            **merged,
+        }
 
     # -- main loop --------------------------------------------------------------------
     def run(self) -> None:
@@ -585,6 +658,9 @@ class Scheduler:
             "context": problem["context"],
             "solution": spec["solution"],
             "memory_mb": self.memory_mb,
+            "untrusted": not spec.get("trusted", False) and self.guard,
+            "sandboxed": self.sandbox_reason is None,
+            "limits": self.limits,
         }
         timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
         workdir = tempfile.mkdtemp(prefix="harness-exec-")
@@ -630,18 +706,24 @@ class Scheduler:
                 os.setsid()
                 # Nothing the runner holds is the child's business: not the protocol,
                 # not the other executions' pipes.
-                for fd in [self.protocol_fd, out_r, result_r] + [
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in [out_r, result_r] + [
                     f for c in self.running.values() for f in c.fds.values()
                 ]:
                     with contextlib.suppress(OSError):
                         os.close(fd)
-                devnull = os.open(os.devnull, os.O_RDONLY)
+                # The protocol fd is owned by a file object (the zygote's relay): covered,
+                # not closed, or that object's finalizer would one day close whatever
+                # reused the number (the guard's pipe, say).
+                with contextlib.suppress(OSError):
+                    os.dup2(devnull, self.protocol_fd)
                 os.dup2(devnull, 0)
+                os.close(devnull)
                 os.dup2(out_w, 1)
                 os.dup2(out_w, 2)
                 os.chdir(workdir)
                 _reset_after_fork()
-                _limit_memory(payload.get("memory_mb"))
+                _prepare(payload, workdir, result_w)
                 _report(result_w, execute(payload))
             finally:
                 os._exit(70)
@@ -668,6 +750,7 @@ class Scheduler:
                 child.result.extend(chunk)
             else:
                 self._keep_output(child, chunk)
+        self._reap_strays()
         now = time.monotonic()
         for child in list(self.running.values()):
             if child.exited_at is None and child.poll() is not None:
@@ -680,6 +763,17 @@ class Scheduler:
                 not child.fds or now >= child.exited_at + _KILL_GRACE
             ):
                 self._finish(child)
+
+    def _reap_strays(self) -> None:
+        """Kill what an execution left behind: we are a subreaper, so its orphans (even those
+        in sessions of their own) became our children. Only children we did not start."""
+        known = {c.pid for c in self.running.values()}
+        for pid in _children():
+            if pid not in known:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
 
     def _close(self, child: _Child, kind: str) -> None:
         """Stop watching and close one of a child's pipes, exactly once."""

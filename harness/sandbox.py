@@ -1,0 +1,651 @@
+"""The sandbox of an execution, and the guard that keeps untrusted code away from its checker.
+
+Runs under the combo's interpreter, next to envside.py (standard library only, Linux,
+Python 3.8+). Two layers:
+
+**The sandbox** (``enter``): the execution's process gets its own mount, network, IPC
+and UTS namespaces. Its filesystem is the host's, read-only, except its temporary
+working directory and a private ``/dev/shm``; it has no network interface but a
+loopback that is down. Root creates the namespaces directly; anyone else through a user
+namespace, where the kernel allows it.
+
+**The guard** (``Guard``) is for code we do not trust (model answers). The problem's own
+code — its test context, its checks — runs in the execution's process, the checker. When
+the context executes the solution, the guard forks: the child enters a fresh process-id
+namespace (nothing outside is visible, nothing it starts outlives it), drops every
+capability, takes resource limits and an audit hook that blocks memory introspection,
+clears the checker's state it inherited (the expected answers, the check code), then runs
+the solution and sends back what it assigned — values and Matplotlib figures, pickled —
+which the checker unpickles with an allow-list of classes before checking them. So a
+solution cannot patch the checker, read the expected answer, or reach past its sandbox.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import contextlib
+import ctypes
+import gc
+import io
+import json
+import os
+import pickle
+import platform
+import re
+import signal
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any, Dict, NoReturn
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+Json = Dict[str, Any]
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 24, 28, 38
+PR_SET_CHILD_SUBREAPER = 36
+# SECBIT_NOROOT | _LOCKED | SECBIT_NO_SETUID_FIXUP | _LOCKED | SECBIT_KEEP_CAPS_LOCKED
+_SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20
+_CAPSET = {"x86_64": 126, "aarch64": 91}  # syscall numbers of capset
+_MAX_RESPONSE = 512 * 1024 * 1024
+
+
+class SandboxError(OSError):
+    """The sandbox could not be set up; the message says which step."""
+
+
+_libc: Any = None
+
+
+def libc() -> Any:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise SandboxError(errno, "%s: %s" % (what, os.strerror(errno)))
+
+
+def _mount(
+    source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
+    _check(
+        libc().mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        "mount %s" % target,
+    )
+
+
+def set_subreaper() -> None:
+    """Orphans of our descendants become our children, so none can outlive its execution."""
+    with contextlib.suppress(Exception):
+        libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+# -- entering the sandbox -------------------------------------------------------------
+
+
+def _mount_points() -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo") as fh:
+        for line in fh:
+            fields = line.split()
+            if len(fields) > 4:
+                points.append(fields[4].encode().decode("unicode_escape"))
+    return points
+
+
+def enter(workdir: str, shm_mb: int = 256) -> None:
+    """Put this process in its own mount, network, IPC and UTS namespaces, with a
+    read-only filesystem but ``workdir`` and a private /dev/shm."""
+    workdir = os.path.realpath(workdir)
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    uid, gid = os.getuid(), os.getgid()
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    _check(libc().unshare(flags), "unshare")
+    if uid != 0:
+        # Become root inside the new user namespace, mapped to ourselves outside.
+        with open("/proc/self/setgroups", "w") as fh:
+            fh.write("deny")
+        with open("/proc/self/uid_map", "w") as fh:
+            fh.write("0 %d 1" % uid)
+        with open("/proc/self/gid_map", "w") as fh:
+            fh.write("0 %d 1" % gid)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount(workdir, workdir, None, MS_BIND | MS_REC)
+    _mount("/", "/", None, MS_BIND | MS_REC)
+    os.chdir("/")
+    os.chroot(".")
+    # Every mount read-only but the working directory and the kernel's own filesystems.
+    keep = (workdir, "/proc", "/sys", "/dev")
+    for point in sorted(set(_mount_points()), key=len):
+        if any(point == k or point.startswith(k + "/") for k in keep):
+            continue
+        with contextlib.suppress(SandboxError):
+            _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+    with contextlib.suppress(SandboxError):
+        _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
+    os.chdir(workdir)
+
+
+def new_pid_space() -> None:
+    """The next child is pid 1 of a new namespace: it sees nothing else, and when it ends
+    every process it started ends with it."""
+    _check(libc().unshare(CLONE_NEWPID), "unshare pid")
+
+
+def as_pid_one() -> None:
+    """In pid 1 of a new namespace: a /proc that shows only it."""
+    with contextlib.suppress(SandboxError):
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def drop_privileges() -> None:
+    """No capabilities, now or after any exec; no setuid gains."""
+    c = libc()
+    _check(c.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    for cap in range(64):
+        c.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # past the last capability, EINVAL: fine
+    c.prctl(PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)
+    number = _CAPSET.get(platform.machine())
+    if number is None:
+        raise SandboxError(0, "cannot drop capabilities on %s" % platform.machine())
+    header = ctypes.create_string_buffer(b"\x22\x05\x08\x20" + b"\x00" * 4)  # v3, this pid
+    data = ctypes.create_string_buffer(24)
+    _check(c.syscall(number, header, data), "capset")
+
+
+def limit(fsize_mb: int, nproc: int, nofile: int = 4096) -> None:
+    import resource
+
+    for name, value in (
+        ("RLIMIT_FSIZE", fsize_mb * 1024 * 1024),
+        ("RLIMIT_NPROC", nproc),
+        ("RLIMIT_NOFILE", nofile),
+        ("RLIMIT_CORE", 0),
+    ):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def processes_of_this_user() -> int:
+    uid = str(os.getuid())
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError), open("/proc/%s/status" % entry) as fh:
+                for line in fh:
+                    if line.startswith("Uid:"):
+                        count += line.split()[1] == uid
+                        break
+    return count
+
+
+def probe(workdir: str) -> str | None:
+    """None when the sandbox can be entered here, else the reason it cannot."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(read_fd)
+        message = b""
+        try:
+            enter(workdir)
+            new_pid_space()
+            inner = os.fork()
+            if inner == 0:
+                as_pid_one()
+                drop_privileges()
+                os._exit(0)
+            _, status = os.waitpid(inner, 0)
+            if status != 0:
+                message = b"pid namespace: the first process failed"
+        except BaseException as exc:
+            message = str(exc).encode()[:500]
+        os.write(write_fd, message)
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as fh:
+        reason = fh.read().decode("utf-8", "replace")
+    os.waitpid(pid, 0)
+    return reason or None
+
+
+# -- what untrusted code may not do ------------------------------------------------------
+
+_BLOCKED_EVENTS = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys._current_frames",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+        "ctypes.cdata",
+    }
+)
+_PROC_MEMORY = re.compile(
+    r"^/proc/(self|thread-self|\d+)/(task/\d+/)?(mem|pagemap|environ|maps|smaps)$"
+)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event in _BLOCKED_EVENTS:
+        raise RuntimeError("the sandbox does not allow %s" % event)
+    if event == "open" and args and isinstance(args[0], (str, bytes)):
+        path = args[0].decode() if isinstance(args[0], bytes) else args[0]
+        if _PROC_MEMORY.match(path):
+            raise PermissionError("the sandbox does not allow reading %s" % path)
+
+
+def arm_audit() -> None:
+    """Install the audit hook; it cannot be removed for the life of the process."""
+    sys.addaudithook(_audit)
+
+
+def scrub(keep: list[object]) -> None:
+    """Forget what the checker knew: every local of every frame on the stack, and the
+    program's namespaces, but the objects in ``keep`` (the solution's code and globals).
+
+    Runs in the solution's process, which never returns to those frames.
+    """
+    kept = {id(k) for k in keep}
+    frame: FrameType | None = sys._getframe(1)  # noqa: SLF001 - the frames are what we clear
+    while frame is not None:
+        names = frame.f_globals.get("__name__")
+        is_module_frame = frame.f_code.co_name == "<module>"
+        if is_module_frame and frame.f_code.co_filename == "<program>":
+            namespace = frame.f_globals
+            if id(namespace) not in kept:
+                namespace.clear()
+        elif not is_module_frame or names not in sys.modules:
+            _clear_locals(frame, kept)
+        frame = frame.f_back
+    gc.collect()
+
+
+def _clear_locals(frame: FrameType, kept: set[int]) -> None:
+    names = [n for n, v in list(frame.f_locals.items()) if id(v) not in kept]
+    if not names:
+        return
+    if sys.version_info >= (3, 13):
+        proxy = frame.f_locals  # a write-through view of the frame's variables
+        for name in names:
+            with contextlib.suppress(Exception):
+                proxy[name] = None
+        return
+    snapshot = frame.f_locals
+    for name in names:
+        snapshot[name] = None
+    with contextlib.suppress(Exception):
+        ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
+# -- handing values back ------------------------------------------------------------------
+
+_ALLOWED_TOPS = frozenset(
+    {
+        "numpy",
+        "pandas",
+        "scipy",
+        "sklearn",
+        "torch",
+        "tensorflow",
+        "keras",
+        "matplotlib",
+        "mpl_toolkits",
+        "seaborn",
+        "statsmodels",
+        "xgboost",
+        "gensim",
+        "PIL",
+        "datetime",
+        "decimal",
+        "fractions",
+        "collections",
+        "copyreg",
+        "_codecs",
+        "builtins",
+        "dateutil",
+        "pytz",
+        "zoneinfo",
+        "numbers",
+        "enum",
+        "uuid",
+        "functools",
+        "array",
+    }
+)
+_SAFE_BUILTINS = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+        "str",
+        "bytes",
+        "bytearray",
+        "int",
+        "float",
+        "complex",
+        "bool",
+        "slice",
+        "range",
+        "object",
+        "getattr",
+    }
+)
+# Names that read or write files, load more pickles, or run code: never, whatever module.
+_DANGEROUS = re.compile(
+    r"(load|save|read|write|open|dump|memmap|exec|eval|compile|system|popen|spawn|import|"
+    r"file|fromfile|tofile|hdf|sql|pickle|shell|run|call|__import__|setattr|delattr)",
+    re.IGNORECASE,
+)
+_RECONSTRUCTORS = re.compile(
+    r"^_*(reconstruct|reconstructor|rebuild|unpickle|new|newobj|newobj_ex|frombuffer|scalar|"
+    r"pyx_unpickle\w*|timedelta_unpickle|new_Index|convert_to_tensor\w*|partial|UTC|utc|p)$|"
+    r"_unpickle|_rebuild_|_reconstruct"
+)
+
+
+def _safe_getattr(obj: object, name: str) -> object:
+    """``getattr`` for pickles: public names only, and nothing that does I/O."""
+    if not isinstance(name, str) or name.startswith("_") or _DANGEROUS.search(name):
+        raise pickle.UnpicklingError("attribute %r is not allowed in a returned value" % (name,))
+    return getattr(obj, name)
+
+
+class SafeUnpickler(pickle.Unpickler):
+    """Unpickles the values a solution sends back: classes of the data-science libraries
+    and their reconstructors, never functions that touch files or run code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        top = module.split(".", maxsplit=1)[0]
+        if top not in _ALLOWED_TOPS:
+            raise pickle.UnpicklingError(
+                "%s.%s is not allowed in a returned value" % (module, name)
+            )
+        if top == "builtins":
+            if name not in _SAFE_BUILTINS:
+                raise pickle.UnpicklingError(
+                    "builtins.%s is not allowed in a returned value" % name
+                )
+            return _safe_getattr if name == "getattr" else getattr(builtins, name)
+        if _DANGEROUS.search(name) and not _RECONSTRUCTORS.search(name):
+            raise pickle.UnpicklingError(
+                "%s.%s is not allowed in a returned value" % (module, name)
+            )
+        if top == "torch" and name == "_load_from_bytes":
+            return _torch_tensor_from_bytes
+        found = super().find_class(module, name)
+        if isinstance(found, type) or _RECONSTRUCTORS.search(name):
+            return found
+        raise pickle.UnpicklingError("%s.%s is not allowed in a returned value" % (module, name))
+
+
+def _torch_tensor_from_bytes(data: bytes) -> Any:
+    import torch
+
+    return torch.load(io.BytesIO(data), weights_only=True)
+
+
+def safe_loads(data: bytes) -> Any:
+    return SafeUnpickler(io.BytesIO(data)).load()
+
+
+def _encode(value: object) -> str:
+    return base64.b64encode(pickle.dumps(value, protocol=4)).decode("ascii")
+
+
+def _outputs(env: dict[str, Any]) -> Json:
+    """What the solution assigned, pickled value by value; the open figures too."""
+    values, skipped = {}, {}
+    for name, value in list(env.items()):
+        if name.startswith("__") or type(value).__name__ in (
+            "module",
+            "function",
+            "type",
+            "builtin_function_or_method",
+        ):
+            continue
+        try:
+            values[name] = _encode(value)
+        except Exception as exc:
+            skipped[name] = "%s: %s" % (type(exc).__name__, str(exc)[:200])
+    figures, current = [], None
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        numbers = pyplot.get_fignums()
+        if numbers:
+            current = pyplot.gcf().number
+        for number in numbers:
+            try:
+                figures.append(_encode(pyplot.figure(number)))
+            except Exception as exc:
+                skipped["<figure %d>" % number] = "%s: %s" % (type(exc).__name__, str(exc)[:200])
+    return {
+        "kind": "ok",
+        "values": values,
+        "skipped": skipped,
+        "figures": figures,
+        "current": current,
+    }
+
+
+class RemoteError(Exception):
+    """An exception the solution raised in its own process, named as it was there."""
+
+    def __init__(self, qualified: str, message: str, remote_traceback: str = "") -> None:
+        super().__init__(message)
+        self.qualified = qualified
+        self.remote_traceback = remote_traceback
+
+
+def _reraise(report: Json) -> None:
+    qualified = str(report.get("type", "Exception"))
+    message = str(report.get("message", ""))
+    found = getattr(builtins, qualified, None) if "." not in qualified else None
+    if isinstance(found, type) and issubclass(found, BaseException):
+        # A built-in exception comes back as itself, so a context that catches it still does.
+        raise found(message)
+    raise RemoteError(qualified, message, str(report.get("traceback", "")))
+
+
+# -- the guard ----------------------------------------------------------------------------
+
+
+class Guard:
+    """The ``exec`` an untrusted solution's context sees.
+
+    ``exec`` of anything that does not contain the solution runs here, as usual; the
+    solution itself runs in a sandboxed child, and only what it assigned comes back.
+    """
+
+    def __init__(self, solution: str, close_fds: list[int], sandboxed: bool, limits: Json) -> None:
+        self.solution = solution
+        self.close_fds = close_fds
+        self.sandboxed = sandboxed
+        self.limits = limits
+        self._exec = builtins.exec
+
+    def builtins(self) -> dict[str, Any]:
+        namespace = dict(builtins.__dict__)
+        namespace["exec"] = self.exec
+        return namespace
+
+    def exec(self, code: Any, globals_: Any = None, locals_: Any = None) -> None:
+        untrusted = (
+            isinstance(code, str) and self.solution.strip() and self.solution.strip() in code
+        )
+        if not untrusted:
+            self._exec(code, globals_, locals_)
+            return
+        env = globals_ if isinstance(globals_, dict) else {}
+        self._run_apart(code, env)
+
+    def _run_apart(self, code: str, env: dict[str, Any]) -> None:
+        read_fd, write_fd = os.pipe()
+        nproc = (
+            processes_of_this_user() + int(self.limits.get("nproc", 256)) if self.sandboxed else 0
+        )
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the shim, then the solution's process
+            os.close(read_fd)
+            self._shim(code, env, write_fd, nproc)
+        os.close(write_fd)
+        data = _read_all(read_fd)
+        _, status = os.waitpid(pid, 0)
+        report: Any = None
+        if data:
+            with contextlib.suppress(ValueError):
+                report = json.loads(data.decode("utf-8"))
+        if not isinstance(report, dict):
+            _die_like(status)
+        if report.get("kind") == "raised":
+            _reraise(report)
+        self._apply(report, env)
+
+    def _shim(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
+        """Outside the new pid namespace: start its init, wait, end the way it ended."""
+        status = 70 << 8
+        try:
+            if self.sandboxed:
+                new_pid_space()
+            pid = os.fork()
+            if pid == 0:
+                if self.sandboxed:
+                    self._init(code, env, write_fd, nproc)
+                self._solution(code, env, write_fd, nproc)
+            os.close(write_fd)
+            _, status = os.waitpid(pid, 0)
+        finally:
+            _exit_like(status)
+
+    def _init(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
+        """Pid 1 of the namespace: the solution runs as its child (pid 2), so that it can
+        signal itself as any process can; when it ends, init ends, and the kernel ends
+        everything else the solution started."""
+        status = 70 << 8
+        try:
+            as_pid_one()
+            pid = os.fork()
+            if pid == 0:
+                self._solution(code, env, write_fd, nproc)
+            os.close(write_fd)
+            _, status = os.waitpid(pid, 0)
+        finally:
+            _exit_like(status)
+
+    def _solution(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
+        report: Json = {"kind": "raised", "type": "RuntimeError", "message": "the sandbox failed"}
+        try:
+            for fd in self.close_fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            if self.sandboxed:
+                drop_privileges()
+                limit(int(self.limits.get("fsize_mb", 1024)), nproc)
+            scrub([code, env, self, write_fd])
+            arm_audit()
+            try:
+                self._exec(code, env)
+                report = _outputs(env)
+            except BaseException as exc:
+                frames = traceback.extract_tb(exc.__traceback__)[-4:]
+                report = {
+                    "kind": "raised",
+                    "type": type(exc).__qualname__
+                    if type(exc).__module__ == "builtins"
+                    else "%s.%s" % (type(exc).__module__, type(exc).__qualname__),
+                    "message": str(exc)[:2000],
+                    "traceback": "\n".join(
+                        "%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames
+                    ),
+                }
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(BaseException):
+                    stream.flush()
+        finally:
+            data = json.dumps(report).encode("utf-8")
+            with contextlib.suppress(OSError):
+                while data:
+                    data = data[os.write(write_fd, data) :]
+            os._exit(0)
+
+    def _apply(self, report: Json, env: dict[str, Any]) -> None:
+        for name, encoded in report.get("values", {}).items():
+            try:
+                env[name] = safe_loads(base64.b64decode(encoded))
+            except Exception as exc:
+                if name == "result":
+                    raise RemoteError(
+                        "TransportError", "the solution's result could not be received: %s" % exc
+                    ) from None
+        skipped = report.get("skipped", {})
+        if "result" in skipped:
+            raise RemoteError(
+                "TransportError",
+                "the solution's result could not be sent back: %s" % skipped["result"],
+            )
+        figures = report.get("figures", [])
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            pyplot.close("all")
+            for encoded in figures:
+                safe_loads(base64.b64decode(encoded))  # re-registers itself with pyplot
+            if report.get("current") is not None and report["current"] in pyplot.get_fignums():
+                pyplot.figure(report["current"])
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, size = [], 0
+    with os.fdopen(fd, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > _MAX_RESPONSE:
+                break
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _die_like(status: int) -> NoReturn:
+    """The solution's process ended without a word: end this one the same way, so the
+    execution is a crash exactly as it would be without the guard."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    _exit_like(status)
+
+
+def _exit_like(status: int) -> NoReturn:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        with contextlib.suppress(Exception):
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
