@@ -127,6 +127,18 @@ def _parser() -> argparse.ArgumentParser:
         "fresh: a new interpreter per execution, as DS-1000's grader",
     )
     run.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_false",
+        help="run executions without namespaces or a read-only filesystem (trusted code only)",
+    )
+    run.add_argument(
+        "--no-guard",
+        dest="guard",
+        action="store_false",
+        help="run model answers in the same process as their checks (trusted answers only)",
+    )
+    run.add_argument(
         "--fresh-for",
         action="append",
         default=[],
@@ -325,6 +337,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         fresh_for=tuple(_split(args.fresh_for)),
         repeat=args.repeat,
         env=tuple(sorted(fetchdata.environment().items())),
+        # no execution may read the problems (their references) or earlier results
+        hide=tuple(str(p.absolute()) for p in [*paths, Path(args.results)]),
+        sandbox=args.sandbox,
+        guard=args.guard,
     )
     job = pipeline.Job(
         spec=matrix,

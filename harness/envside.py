@@ -117,11 +117,16 @@ class WarningRecorder:
             frame = frame.f_back
         if str(message).startswith("invalid escape sequence"):
             issuer = "<python>"  # the compiler's, about source text, whoever compiled it
-        record = {
-            "category": _qualified(category),
-            "message": str(message)[:_MAX_MESSAGE],
-            "module": issuer or "<unknown>",
-        }
+        self.add(
+            {
+                "category": _qualified(category),
+                "message": str(message)[:_MAX_MESSAGE],
+                "module": issuer or "<unknown>",
+            }
+        )
+
+    def add(self, record: dict[str, str]) -> None:
+        """Keep ``record`` unless an equal one is kept already (or the list is full)."""
         key = (record["category"], record["message"], record["module"])
         if key not in self._seen and len(self.items) < _MAX_WARNINGS:
             self._seen.add(key)
@@ -193,6 +198,7 @@ def execute(payload: Json) -> Json:
             close_fds=[payload.get("result_fd", -1)],
             sandboxed=bool(payload.get("sandboxed")),
             limits=payload.get("limits") or {},
+            recorder=recorder,
         )
         namespace["__builtins__"] = guard.builtins()
     status = "pass"
@@ -211,6 +217,11 @@ def execute(payload: Json) -> Json:
         tb = exc.remote_traceback
     except BaseException as exc:
         status, exc_type, message, tb = "error", _qualified(type(exc)), str(exc), _tb(exc)
+    if payload.get("untrusted") and not guard.engaged and status == "pass":
+        # The check ran the solution some way other than exec() of a string, so it ran
+        # in this process, next to the check: not a result we can vouch for.
+        status, exc_type = "error", "GuardError"
+        message = "the check never ran the solution through exec(), so it could not be run apart"
     return {
         "status": status,
         "exc_type": exc_type,
@@ -272,8 +283,10 @@ def fresh_child_main(result_fd: int) -> None:
 
 def _prepare(payload: Json, workdir: str, result_fd: int) -> None:
     """Everything an execution's process does before the program: sandbox, temp dir, limits."""
+    for cgroup in payload.get("cgroups", []):
+        sandbox.join_cgroup(cgroup)
     if payload.get("sandboxed"):
-        sandbox.enter(workdir)
+        sandbox.enter(workdir, payload.get("hide"))
     tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox
     os.environ["TMPDIR"] = workdir
     payload["result_fd"] = result_fd
@@ -426,6 +439,7 @@ class _Child:
         self.timed_out = False
         self.exited_at: float | None = None
         self.returncode: int | None = None
+        self.cgroups: list[str] = []  # the cgroups that hold it, if any
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -514,6 +528,11 @@ class Scheduler:
         # in the sandbox, when this machine allows it (the reason it does not, otherwise).
         self.guard = bool(batch.get("guard", True))
         self.limits = batch.get("limits") or {}
+        # what no execution may read: the batch (it holds every solution) and what the
+        # host names (the problems, with their references; the results)
+        self.hide = list(batch.get("hide", [])) + (
+            [os.path.dirname(os.path.abspath(batch["path"]))] if batch.get("path") else []
+        )
         self.sandbox_reason: str | None = "not probed"
         if batch.get("sandbox", True):
             probe_dir = tempfile.mkdtemp(prefix="harness-probe-")
@@ -524,6 +543,17 @@ class Scheduler:
         else:
             self.sandbox_reason = "switched off"
         sandbox.set_subreaper()
+        # A cap on processes and threads per execution: a pids cgroup where we may make
+        # one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC.
+        self.max_tasks = int(self.limits.get("tasks", 1024))
+        self.task_cap = "rlimit" if self.sandbox_reason is None else "none"
+        self.cgroups_left: list[str] = []  # to remove once their last processes are gone
+        if self.sandbox_reason is None:
+            trial = sandbox.execution_cgroups("harness-probe-%d" % os.getpid(), 8)
+            for cgroup in trial:
+                sandbox.release_cgroup(cgroup)
+            if trial:
+                self.task_cap = "cgroup"
 
     # -- setup ----------------------------------------------------------------------
     def prepare_zygote(self, queue: list[tuple[int, Json]]) -> None:
@@ -560,6 +590,7 @@ class Scheduler:
         return {
             "isolation": self.isolation,
             "sandbox": self.sandbox_reason or "on",
+            "task_cap": self.task_cap,
             "guard": self.guard,
             "zygotes": self.zygotes,
             **merged,
@@ -596,6 +627,14 @@ class Scheduler:
                 index, spec = pending.pop()
                 self._start(index, spec)
             self._wait()
+        deadline = time.monotonic() + 30
+        while self._release_cgroups() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _release_cgroups(self) -> list[str]:
+        """Try again to remove the cgroups that were still busy; returns those still left."""
+        self.cgroups_left = [c for c in self.cgroups_left if not sandbox.release_cgroup(c)]
+        return self.cgroups_left
 
     def _run_zygote(self, group: tuple[str, ...], items: list[tuple[int, Json]]) -> None:
         """Fork a zygote for one group, relay what it reports, account for what it does not."""
@@ -660,14 +699,20 @@ class Scheduler:
             "memory_mb": self.memory_mb,
             "untrusted": not spec.get("trusted", False) and self.guard,
             "sandboxed": self.sandbox_reason is None,
-            "limits": self.limits,
+            "hide": self.hide,
+            "limits": dict(self.limits, tasks=self.max_tasks, task_cap=self.task_cap),
         }
         timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
         workdir = tempfile.mkdtemp(prefix="harness-exec-")
+        if self.task_cap == "cgroup":
+            payload["cgroups"] = sandbox.execution_cgroups(
+                "harness-%s" % os.path.basename(workdir), self.max_tasks
+            )
         if self._fresh_for(problem):
             child = self._spawn_fresh(index, payload, workdir, timeout)
         else:
             child = self._fork(index, payload, workdir, timeout)
+        child.cgroups = payload.get("cgroups", [])
         self.running[index] = child
         for kind, fd in child.fds.items():
             self.selector.register(fd, selectors.EVENT_READ, (child, kind))
@@ -751,6 +796,8 @@ class Scheduler:
             else:
                 self._keep_output(child, chunk)
         self._reap_strays()
+        if self.cgroups_left:
+            self._release_cgroups()
         now = time.monotonic()
         for child in list(self.running.values()):
             if child.exited_at is None and child.poll() is not None:
@@ -797,6 +844,7 @@ class Scheduler:
         # Whatever the execution left behind in its process group goes with it.
         child.kill_group()
         child.wait()
+        self.cgroups_left += [c for c in child.cgroups if not sandbox.release_cgroup(c)]
         for kind in list(child.fds):
             self._close(child, kind)
         del self.running[child.index]
@@ -967,6 +1015,7 @@ def main(argv: list[str]) -> int:
     if command in ("run", "floor"):
         with open(argv[2], encoding="utf-8") as fh:
             batch = json.load(fh)
+        batch["path"] = argv[2]
 
         def emit(index: int, outcome: Json) -> None:
             protocol.write(json.dumps({"seq": index, "outcome": outcome}) + "\n")

@@ -82,6 +82,13 @@ def _save_answers(job: Job) -> None:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _warn_unsandboxed(job: Job, combo: str, executor: dict[str, Any], reporter: Reporter) -> None:
+    """Model answers are untrusted: say so when they ran without the sandbox."""
+    state = executor.get("sandbox", "on")
+    if state != "on" and any(s.source.startswith(MODEL_PREFIX) for s in job.solutions):
+        reporter.log(f"{combo}: warning: model answers ran without the sandbox ({state})")
+
+
 def run(job: Job, reporter: Reporter) -> Summary:
     job.run_dir.root.mkdir(parents=True, exist_ok=True)
     _write_manifest(job)
@@ -104,6 +111,7 @@ def run(job: Job, reporter: Reporter) -> Summary:
             combo_run.run(executions)
         if combo_run.executor:
             write_json(job.run_dir.executor_info(combo.id), combo_run.executor)
+            _warn_unsandboxed(job, combo.id, combo_run.executor, reporter)
     summary = reports.write_reports(job.run_dir)
     if job.bisect and summary.drift:
         analyse(job, summary, builder, reporter)

@@ -48,6 +48,12 @@ class RunOptions:
     repeat: int = 1  # runs of each execution per combo, to find flaky ones
     # extra environment for executions, e.g. SEABORN_DATA pointing at the dataset cache
     env: tuple[tuple[str, str], ...] = ()
+    # files and directories no execution may read (covered inside the sandbox)
+    hide: tuple[str, ...] = ()
+    # sandbox: namespaces, read-only filesystem, no network, caps on tasks (where the
+    # machine allows); guard: model answers run in a process apart from their checks
+    sandbox: bool = True
+    guard: bool = True
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,9 @@ def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[
         "output_limit": options.output_limit,
         "isolation": options.isolation,
         "fresh_for": list(options.fresh_for),
+        "hide": list(options.hide),
+        "sandbox": options.sandbox,
+        "guard": options.guard,
         "problems": problems,
         "executions": [
             {

@@ -113,10 +113,35 @@ def _mount_points() -> list[str]:
     return points
 
 
-def enter(workdir: str, shm_mb: int = 256) -> None:
+def hideable(paths: list[str], needed: list[str]) -> tuple[list[str], list[str]]:
+    """Which of ``paths`` to cover: (directories, files). A directory that holds
+    something the execution needs (its working directory, the interpreter) cannot be
+    covered; the files named inside it are covered one by one instead."""
+    needed = [os.path.realpath(n) for n in needed]
+    directories: list[str] = []
+    files: list[str] = []
+    for path in dict.fromkeys(os.path.realpath(p) for p in paths):
+        if os.path.isdir(path):
+            if not any(n == path or n.startswith(path.rstrip("/") + "/") for n in needed):
+                directories.append(path)
+        elif os.path.isfile(path):
+            files.append(path)
+    files = [f for f in files if not any(f.startswith(d + "/") for d in directories)]
+    return directories, files
+
+
+def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> None:
     """Put this process in its own mount, network, IPC and UTS namespaces, with a
-    read-only filesystem but ``workdir`` and a private /dev/shm."""
+    read-only filesystem but ``workdir`` and a private /dev/shm.
+
+    ``hide`` names files and directories the execution must not even read (the problems
+    with their reference solutions, the results of other runs): each is covered by an
+    empty directory or an empty file.
+    """
     workdir = os.path.realpath(workdir)
+    directories, files = hideable(
+        list(hide or []), [workdir, sys.prefix, sys.base_prefix, sys.executable, __file__]
+    )
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
     uid, gid = os.getuid(), os.getgid()
     if uid != 0:
@@ -135,16 +160,46 @@ def enter(workdir: str, shm_mb: int = 256) -> None:
     _mount("/", "/", None, MS_BIND | MS_REC)
     os.chdir("/")
     os.chroot(".")
-    # Every mount read-only but the working directory and the kernel's own filesystems.
-    keep = (workdir, "/proc", "/sys", "/dev")
+    for directory in directories:
+        _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+    for path in files:
+        _mount("/dev/null", path, None, MS_BIND)
+    # Every mount read-only but the working directory, /proc (remounted per pid
+    # namespace) and /dev, whose device nodes read-only would not stop a write.
+    keep = (workdir, "/proc", "/dev")
     for point in sorted(set(_mount_points()), key=len):
         if any(point == k or point.startswith(k + "/") for k in keep):
             continue
         with contextlib.suppress(SandboxError):
             _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+    if uid == 0:
+        _minimal_dev()
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
+
+
+# The devices a program may use; a root process keeps write access to every other
+# node it owns (disks, loop devices) even without capabilities, so they are left out.
+_DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9)}
+_DEV_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+}
+
+
+def _minimal_dev() -> None:
+    import stat
+
+    _mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
+    for name, (major, minor) in _DEVICES.items():
+        os.mknod("/dev/" + name, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+    for name, target in _DEV_LINKS.items():
+        os.symlink(target, "/dev/" + name)
+    os.mkdir("/dev/shm", 0o1777)
+    os.mkdir("/dev/pts", 0o755)
 
 
 def new_pid_space() -> None:
@@ -153,10 +208,26 @@ def new_pid_space() -> None:
     _check(libc().unshare(CLONE_NEWPID), "unshare pid")
 
 
+# Parts of /proc that reach the kernel or other machines' state: read-only, or hidden.
+_PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
+_PROC_HIDDEN = ("kcore", "keys", "timer_list", "sched_debug", "kmsg")
+
+
 def as_pid_one() -> None:
-    """In pid 1 of a new namespace: a /proc that shows only it."""
+    """In pid 1 of a new namespace: a /proc that shows only it, and changes nothing."""
     with contextlib.suppress(SandboxError):
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in _PROC_READ_ONLY:
+        path = "/proc/" + name
+        if os.path.exists(path):
+            with contextlib.suppress(SandboxError):
+                _mount(path, path, None, MS_BIND | MS_REC)
+                _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+    for name in _PROC_HIDDEN:
+        path = "/proc/" + name
+        if os.path.exists(path):
+            with contextlib.suppress(SandboxError):
+                _mount("/dev/null", path, None, MS_BIND)
 
 
 def drop_privileges() -> None:
@@ -177,27 +248,92 @@ def drop_privileges() -> None:
 def limit(fsize_mb: int, nproc: int, nofile: int = 4096) -> None:
     import resource
 
-    for name, value in (
+    limits = [
         ("RLIMIT_FSIZE", fsize_mb * 1024 * 1024),
-        ("RLIMIT_NPROC", nproc),
         ("RLIMIT_NOFILE", nofile),
         ("RLIMIT_CORE", 0),
-    ):
+    ]
+    if nproc > 0:
+        limits.append(("RLIMIT_NPROC", nproc))
+    for name, value in limits:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(getattr(resource, name), (value, value))
 
 
-def processes_of_this_user() -> int:
+def tasks_of_this_user() -> int:
+    """Processes and threads of our real user: what RLIMIT_NPROC counts."""
     uid = str(os.getuid())
     count = 0
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            with contextlib.suppress(OSError), open("/proc/%s/status" % entry) as fh:
-                for line in fh:
-                    if line.startswith("Uid:"):
-                        count += line.split()[1] == uid
-                        break
+            with contextlib.suppress(OSError, ValueError), open("/proc/%s/status" % entry) as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+                if fields.get("Uid", "").split()[:1] == [uid]:
+                    count += int(fields.get("Threads", "1"))
     return count
+
+
+# -- cgroups: a cap on tasks where RLIMIT_NPROC has none (root), a fair share of CPU ----
+
+_PIDS_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # cgroup v1, then v2
+_CPU_ROOTS = ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct")  # v1 (v2: same as pids)
+
+
+def _new_cgroup(roots: tuple[str, ...], name: str, settings: dict[str, str]) -> str | None:
+    for root in roots:
+        path = os.path.join(root, name)
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            for key, value in settings.items():
+                with open(os.path.join(path, key), "w") as fh:
+                    fh.write(value)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+        else:
+            return path
+    return None
+
+
+def execution_cgroups(name: str, max_tasks: int) -> list[str]:
+    """New cgroups for one execution: at most ``max_tasks`` tasks (RLIMIT_NPROC does
+    not bind root), and a CPU share of its own, so that a fork bomb starves nobody but
+    itself. Empty where we may not make cgroups."""
+    made = []
+    pids = _new_cgroup(_PIDS_ROOTS, name, {"pids.max": str(max_tasks)})
+    if pids:
+        made.append(pids)
+        if os.path.dirname(pids) not in _PIDS_ROOTS[1:]:  # v1: cpu is a hierarchy of its own
+            cpu = _new_cgroup(_CPU_ROOTS, name, {})
+            if cpu:
+                made.append(cpu)
+    return made
+
+
+def join_cgroup(path: str) -> None:
+    with open(os.path.join(path, "cgroup.procs"), "w") as fh:
+        fh.write(str(os.getpid()))
+
+
+def release_cgroup(path: str) -> bool:
+    """Kill whatever is still in the cgroup, then remove it; False while it cannot be
+    removed yet (its last processes are still exiting): call again later."""
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as fh:
+            pids = [int(p) for p in fh.read().split()]
+    except OSError:
+        return not os.path.isdir(path)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    try:
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
 
 
 def probe(workdir: str) -> str | None:
@@ -412,8 +548,35 @@ def safe_loads(data: bytes) -> Any:
     return SafeUnpickler(io.BytesIO(data)).load()
 
 
+# Bound at import, before any solution runs: a solution that patches json, pickle or
+# base64 in its own process must not be able to garble the report it sends back.
+_pickle_dumps = pickle.dumps
+_b64encode = base64.b64encode
+_quote = json.encoder.encode_basestring_ascii
+_str, _int, _bool, _dict, _list, _isinstance = str, int, bool, dict, list, isinstance
+
+
 def _encode(value: object) -> str:
-    return base64.b64encode(pickle.dumps(value, protocol=4)).decode("ascii")
+    return _b64encode(_pickle_dumps(value, protocol=4)).decode("ascii")
+
+
+def _report_json(value: Any) -> str:
+    """JSON for a report (dicts, lists, strings, ints, None) without the json module."""
+    if value is None:
+        return "null"
+    if _isinstance(value, _bool):
+        return "true" if value else "false"
+    if _isinstance(value, _int):
+        return _int.__repr__(value)
+    if _isinstance(value, _str):
+        return _quote(value)
+    if _isinstance(value, _dict):
+        return "{%s}" % ",".join(
+            "%s:%s" % (_quote(_str(k)), _report_json(v)) for k, v in value.items()
+        )
+    if _isinstance(value, _list):
+        return "[%s]" % ",".join(_report_json(v) for v in value)
+    return _quote(_str(value))
 
 
 def _outputs(env: dict[str, Any]) -> Json:
@@ -480,11 +643,22 @@ class Guard:
     solution itself runs in a sandboxed child, and only what it assigned comes back.
     """
 
-    def __init__(self, solution: str, close_fds: list[int], sandboxed: bool, limits: Json) -> None:
+    def __init__(
+        self,
+        solution: str,
+        close_fds: list[int],
+        sandboxed: bool,
+        limits: Json,
+        recorder: Any = None,
+    ) -> None:
         self.solution = solution
         self.close_fds = close_fds
         self.sandboxed = sandboxed
         self.limits = limits
+        # the warnings recorder: it records in the solution's process, and what it
+        # recorded there is added to it here
+        self.recorder = recorder
+        self.engaged = False  # whether the solution was run apart at all
         self._exec = builtins.exec
 
     def builtins(self) -> dict[str, Any]:
@@ -500,13 +674,16 @@ class Guard:
             self._exec(code, globals_, locals_)
             return
         env = globals_ if isinstance(globals_, dict) else {}
+        self.engaged = True
         self._run_apart(code, env)
 
     def _run_apart(self, code: str, env: dict[str, Any]) -> None:
         read_fd, write_fd = os.pipe()
-        nproc = (
-            processes_of_this_user() + int(self.limits.get("nproc", 256)) if self.sandboxed else 0
-        )
+        # RLIMIT_NPROC counts every task of the user, so the cap is what runs now plus
+        # the allowance; where a pids cgroup holds the execution, that is the cap instead.
+        nproc = 0
+        if self.sandboxed and self.limits.get("task_cap") == "rlimit":
+            nproc = tasks_of_this_user() + int(self.limits.get("tasks", 1024))
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -523,6 +700,12 @@ class Guard:
                 report = json.loads(data.decode("utf-8"))
         if not isinstance(report, dict):
             _die_like(status)
+        if self.recorder is not None:
+            for record in report.get("warnings", [])[:100]:
+                if isinstance(record, dict) and all(
+                    isinstance(record.get(k), str) for k in ("category", "message", "module")
+                ):
+                    self.recorder.add({k: record[k] for k in ("category", "message", "module")})
         if report.get("kind") == "raised":
             _reraise(report)
         self._apply(report, env)
@@ -533,30 +716,43 @@ class Guard:
         try:
             if self.sandboxed:
                 new_pid_space()
+            status_r, status_w = os.pipe()
             pid = os.fork()
             if pid == 0:
+                os.close(status_r)
                 if self.sandboxed:
-                    self._init(code, env, write_fd, nproc)
+                    self._init(code, env, write_fd, nproc, status_w)
+                os.close(status_w)
                 self._solution(code, env, write_fd, nproc)
             os.close(write_fd)
+            os.close(status_w)
+            relayed = _read_all(status_r)
             _, status = os.waitpid(pid, 0)
+            if relayed.isdigit():
+                status = int(relayed)  # the solution's own, which init could not mirror
         finally:
             _exit_like(status)
 
-    def _init(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
+    def _init(
+        self, code: str, env: dict[str, Any], write_fd: int, nproc: int, status_fd: int
+    ) -> None:
         """Pid 1 of the namespace: the solution runs as its child (pid 2), so that it can
         signal itself as any process can; when it ends, init ends, and the kernel ends
-        everything else the solution started."""
+        everything else the solution started. Init cannot die of a signal it sends
+        itself, so it hands the solution's exit status to the shim, which can."""
         status = 70 << 8
         try:
             as_pid_one()
             pid = os.fork()
             if pid == 0:
+                os.close(status_fd)
                 self._solution(code, env, write_fd, nproc)
             os.close(write_fd)
             _, status = os.waitpid(pid, 0)
+            with contextlib.suppress(OSError):
+                os.write(status_fd, str(status).encode())
         finally:
-            _exit_like(status)
+            os._exit(0)
 
     def _solution(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
         report: Json = {"kind": "raised", "type": "RuntimeError", "message": "the sandbox failed"}
@@ -569,6 +765,7 @@ class Guard:
                 limit(int(self.limits.get("fsize_mb", 1024)), nproc)
             scrub([code, env, self, write_fd])
             arm_audit()
+            recorded = len(self.recorder.items) if self.recorder is not None else 0
             try:
                 self._exec(code, env)
                 report = _outputs(env)
@@ -584,11 +781,13 @@ class Guard:
                         "%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames
                     ),
                 }
+            if self.recorder is not None:
+                report["warnings"] = list(self.recorder.items[recorded:])
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(BaseException):
                     stream.flush()
         finally:
-            data = json.dumps(report).encode("utf-8")
+            data = _report_json(report).encode("utf-8")
             with contextlib.suppress(OSError):
                 while data:
                     data = data[os.write(write_fd, data) :]
@@ -646,6 +845,7 @@ def _exit_like(status: int) -> NoReturn:
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         with contextlib.suppress(Exception):
-            signal.signal(number, signal.SIG_DFL)
+            signal.signal(number, signal.SIG_DFL)  # SIGKILL and SIGSTOP refuse: no matter
+        with contextlib.suppress(Exception):
             os.kill(os.getpid(), number)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)

@@ -34,6 +34,15 @@ def isolation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 
 ISOLATION = "zygote"
+TRUSTED = True
+
+
+@pytest.fixture(params=["trusted", "untrusted"], autouse=True)
+def trust(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """...and for trusted code (references) and untrusted code (model answers, which the
+    guard runs in a process apart from their checks)."""
+    monkeypatch.setattr(sys.modules[__name__], "TRUSTED", request.param == "trusted")
+    return str(request.param)
 
 
 def run_batch(
@@ -41,7 +50,7 @@ def run_batch(
     solutions: list[str],
     context: str = CHECK_THREE,
     python: str = sys.executable,
-    trusted: bool = True,
+    trusted: bool | None = None,
     **options: Any,
 ) -> list[dict[str, Any]]:
     return run_batch_info(tmp_path, solutions, context, python, trusted, **options)[0]
@@ -52,7 +61,7 @@ def run_batch_info(
     solutions: list[str],
     context: str = CHECK_THREE,
     python: str = sys.executable,
-    trusted: bool = True,
+    trusted: bool | None = None,
     **options: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     batch = {
@@ -61,12 +70,18 @@ def run_batch_info(
         "isolation": ISOLATION,
         "problems": {"p": {"context": context, "requires": options.pop("requires", [])}},
         "executions": [
-            {"problem": "p", "source": "reference", "solution": s, "trusted": trusted}
+            {
+                "problem": "p",
+                "source": "reference",
+                "solution": s,
+                "trusted": TRUSTED if trusted is None else trusted,
+            }
             for s in solutions
         ],
         **options,
     }
-    path = tmp_path / "batch.json"
+    path = tmp_path / "batch" / "batch.json"  # its directory is hidden from executions
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(batch))
     proc = subprocess.run(
         [python, "-s", str(ENVSIDE), "run", str(path)],
@@ -95,7 +110,7 @@ def run_batch_info(
         ("raise BaseException('x')", "error", "BaseException"),
         ("import os\nos._exit(0)", "crash", None),
         ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "crash", "SIGKILL"),
-        ("import ctypes\nctypes.string_at(0)", "crash", "SIGSEGV"),
+        ("import faulthandler\nfaulthandler._sigsegv()", "crash", "SIGSEGV"),
     ],
 )
 def test_each_way_of_ending(
