@@ -648,6 +648,9 @@ class Scheduler:
                 with contextlib.suppress(OSError):
                     os.close(self.protocol_fd)
                 self.protocol_fd = write_fd  # executions must not inherit it either
+                # what executions leave behind becomes ours, to be reaped (the attribute
+                # is not inherited across fork)
+                sandbox.set_subreaper()
                 out = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8")
 
                 def relay(index: int, outcome: Json) -> None:

@@ -553,7 +553,7 @@ def safe_loads(data: bytes) -> Any:
 _pickle_dumps = pickle.dumps
 _b64encode = base64.b64encode
 _quote = json.encoder.encode_basestring_ascii
-_str, _int, _bool, _dict, _list, _isinstance = str, int, bool, dict, list, isinstance
+_str, _int, _bool, _dict, _list, _isinstance, _len = str, int, bool, dict, list, isinstance, len
 
 
 def _encode(value: object) -> str:
@@ -692,14 +692,17 @@ class Guard:
             os.close(read_fd)
             self._shim(code, env, write_fd, nproc)
         os.close(write_fd)
-        data = _read_all(read_fd)
-        _, status = os.waitpid(pid, 0)
+        data = _read_frame(read_fd)
         report: Any = None
-        if data:
+        if data is not None:
             with contextlib.suppress(ValueError):
                 report = json.loads(data.decode("utf-8"))
         if not isinstance(report, dict):
+            _, status = os.waitpid(pid, 0)
             _die_like(status)
+        # With the report in hand there is no need to wait for the solution's processes
+        # to finish exiting: they are in this execution's process group, which the
+        # runner kills when the execution ends.
         if self.recorder is not None:
             for record in report.get("warnings", [])[:100]:
                 if isinstance(record, dict) and all(
@@ -788,6 +791,7 @@ class Guard:
                     stream.flush()
         finally:
             data = _report_json(report).encode("utf-8")
+            data = b"%d\n" % _len(data) + data  # framed: the reader need not wait for EOF
             with contextlib.suppress(OSError):
                 while data:
                     data = data[os.write(write_fd, data) :]
@@ -816,6 +820,20 @@ class Guard:
                 safe_loads(base64.b64decode(encoded))  # re-registers itself with pyplot
             if report.get("current") is not None and report["current"] in pyplot.get_fignums():
                 pyplot.figure(report["current"])
+
+
+def _read_frame(fd: int) -> bytes | None:
+    """One length-prefixed message (``<length>\\n<bytes>``), or None if the writer
+    ended before sending a whole one."""
+    with os.fdopen(fd, "rb") as fh:
+        header = fh.readline(32)
+        if not header.endswith(b"\n") or not header[:-1].isdigit():
+            return None
+        size = int(header)
+        if size > _MAX_RESPONSE:
+            return None
+        data = fh.read(size)
+    return data if len(data) == size else None
 
 
 def _read_all(fd: int) -> bytes:

@@ -1,0 +1,103 @@
+"""What the sandbox and the guard cost, and that they change no honest outcome.
+
+    python benchmarks/guard.py [--combo ds1000-2024] [--limit N] [--models codex002,...]
+
+Runs DS-1000 (references and the published model answers) in one combo three times,
+one after the other in this one invocation: as shipped (sandbox + guard), sandbox
+only (``--no-guard``), and neither (``--no-sandbox --no-guard``, the executor before
+either existed). Prints, per configuration, wall-clock time and the sum of the
+executions' own durations, as ratios to the unprotected run; and every execution
+whose status differs from the unprotected run's, which must be none but the ones the
+protection exists for (answers that reach outside their sandbox).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "ds1000"
+CONFIGS = {
+    "sandbox + guard": [],
+    "sandbox only": ["--no-guard"],
+    "unprotected": ["--no-sandbox", "--no-guard"],
+}
+
+
+def run(config: list[str], args: argparse.Namespace, results: Path, run_id: str) -> float:
+    answers = [str(DATA / "answers" / f"{m}-answers.jsonl") for m in args.models.split(",") if m]
+    command = [
+        sys.executable, "-m", "harness", "run",
+        "--problems", str(DATA / "ds1000.jsonl.gz"),
+        "--combos", args.combo,
+        "--results", str(results),
+        "--run-id", run_id,
+        "--no-history", "--quiet",
+        "-j", str(args.jobs),
+        *(["--limit", str(args.limit)] if args.limit else []),
+        *[a for path in answers for a in ("--answers", path)],
+        *config,
+    ]  # fmt: skip
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def outcomes(path: Path) -> dict[tuple[str, str], dict[str, object]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    return {(r["problem_id"], r["source"]): r for r in rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--combo", default="ds1000-2024")
+    parser.add_argument("--models", default="codex002,gpt-3.5-turbo-0613,gpt-4-0613,gpt-4-turbo-2024-04-09")
+    parser.add_argument("--limit", type=int, default=0, help="first N problems only")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--results", help="keep the runs here (default: a temporary dir)")
+    args = parser.parse_args()
+    if not (DATA / "ds1000.jsonl.gz").is_file():
+        print(f"DS-1000 not found at {DATA}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(args.results or tmp)
+        # build (or reuse) the env first, so that no configuration pays for it
+        run([], argparse.Namespace(**{**vars(args), "limit": 1}), results, "warm-up")
+        walls, runs = {}, {}
+        for name, config in CONFIGS.items():
+            run_id = name.replace(" + ", "-").replace(" ", "-")
+            walls[name] = run(config, args, results, run_id)
+            runs[name] = outcomes(results / run_id / f"{args.combo}.jsonl")
+    base = runs["unprotected"]
+    print(f"{len(base)} executions per configuration ({args.combo}, -j {args.jobs})\n")
+    print(
+        "| configuration | wall clock (s) | ratio | sum of executions (s) | ratio | status differences |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    base_sum = sum(float(r["duration_s"]) for r in base.values())  # type: ignore[arg-type]
+    differences = {}
+    for name, rows in runs.items():
+        total = sum(float(r["duration_s"]) for r in rows.values())  # type: ignore[arg-type]
+        differences[name] = sorted(
+            (key, base[key]["status"], row["status"], row.get("message", ""))
+            for key, row in rows.items()
+            if key in base and row["status"] != base[key]["status"]
+        )
+        print(
+            f"| {name} | {walls[name]:.0f} | {walls[name] / walls['unprotected']:.2f} | "
+            f"{total:.0f} | {total / base_sum:.2f} | {len(differences[name])} |"
+        )
+    for name, rows in differences.items():
+        for (problem, source), before, after, message in rows:
+            print(f"{name}: {problem} {source}: {before} → {after} ({str(message)[:100]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
