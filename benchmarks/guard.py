@@ -57,7 +57,9 @@ def outcomes(path: Path) -> dict[tuple[str, str], dict[str, object]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--combo", default="ds1000-2024")
-    parser.add_argument("--models", default="codex002,gpt-3.5-turbo-0613,gpt-4-0613,gpt-4-turbo-2024-04-09")
+    parser.add_argument(
+        "--models", default="codex002,gpt-3.5-turbo-0613,gpt-4-0613,gpt-4-turbo-2024-04-09"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N problems only")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--results", help="keep the runs here (default: a temporary dir)")
