@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "ds1000"
@@ -49,7 +50,7 @@ def run(config: list[str], args: argparse.Namespace, results: Path, run_id: str)
     return time.perf_counter() - start
 
 
-def outcomes(path: Path) -> dict[tuple[str, str], dict[str, object]]:
+def outcomes(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     return {(r["problem_id"], r["source"]): r for r in rows}
 
@@ -82,10 +83,10 @@ def main() -> int:
         "| configuration | wall clock (s) | ratio | sum of executions (s) | ratio | status differences |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    base_sum = sum(float(r["duration_s"]) for r in base.values())  # type: ignore[arg-type]
-    differences = {}
+    base_sum = sum(float(r["duration_s"]) for r in base.values())
+    differences: dict[str, list[tuple[tuple[str, str], str, str, str]]] = {}
     for name, rows in runs.items():
-        total = sum(float(r["duration_s"]) for r in rows.values())  # type: ignore[arg-type]
+        total = sum(float(r["duration_s"]) for r in rows.values())
         differences[name] = sorted(
             (key, base[key]["status"], row["status"], row.get("message", ""))
             for key, row in rows.items()
@@ -95,8 +96,8 @@ def main() -> int:
             f"| {name} | {walls[name]:.0f} | {walls[name] / walls['unprotected']:.2f} | "
             f"{total:.0f} | {total / base_sum:.2f} | {len(differences[name])} |"
         )
-    for name, rows in differences.items():
-        for (problem, source), before, after, message in rows:
+    for name, changed in differences.items():
+        for (problem, source), before, after, message in changed:
             print(f"{name}: {problem} {source}: {before} → {after} ({str(message)[:100]})")
     return 0
 

@@ -1,8 +1,10 @@
 """Model answers: one JSONL file per model, cleaned up as DS-1000's grader does.
 
-A line holds the problem it answers (``problem_id`` or ``metadata.problem_id``, the
-full id ``ds1000/12`` or the set's own ``12``) and ``code``: a string, or a list whose
-first element is the answer (the shape of DS-1000's published gpt-* answers).
+A line holds the problem it answers (``problem_id``, ``task_id`` or
+``metadata.problem_id``, the full id ``ds1000/12`` or the set's own ``12``) and ``code``
+(or BigCodeBench's ``solution``): a string, or a list whose first element is the answer
+(the shape of DS-1000's published gpt-* answers). A session's answer may give ``steps``,
+a list of code strings.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ProblemError
+from harness.formats import cibench
 from harness.problems import MODEL_PREFIX, Problem, Solution
 
 if TYPE_CHECKING:
@@ -71,6 +74,11 @@ def load_answers(
     by_native: dict[str, list[Problem]] = {}
     for p in problems:
         by_native.setdefault(p.native_id, []).append(p)
+    oracles: dict[str, list[Problem]] = {}
+    for p in problems:
+        if p.metadata.get("format") == "cibench" and p.metadata.get("oracle"):
+            task = p.id.removesuffix(cibench.ORACLE_SUFFIX)
+            oracles.setdefault(task, []).append(p)
     solutions: list[Solution] = []
     seen: dict[str, int] = {}
     try:
@@ -92,12 +100,20 @@ def load_answers(
         key = _problem_key(row)
         if key is None:
             raise ProblemError(shown, where, "no problem_id (or metadata.problem_id)", line=number)
-        code = row.get("code")
+        code = row.get("code", row.get("solution"))
+        if code is None and isinstance(row.get("steps"), list):
+            steps = row["steps"]
+            if not all(isinstance(step, str) for step in steps):
+                raise ProblemError(shown, where, "steps must be a list of strings", line=number)
+            code = cibench.script(steps)
         if not isinstance(code, str) and not (
             isinstance(code, list) and code and isinstance(code[0], str)
         ):
             raise ProblemError(
-                shown, where, "code must be a string or a list of strings", line=number
+                shown,
+                where,
+                "code (or solution, or steps) must be a string or a list of strings",
+                line=number,
             )
         if key in by_id:
             problem = by_id[key]
@@ -123,5 +139,10 @@ def load_answers(
                 line=number,
             )
         seen[problem.id] = number
-        solutions.append(Solution(problem.id, MODEL_PREFIX + name, postprocess(code)))
+        cleaned = postprocess(code)
+        # a session's answer is judged end to end and, step by step, with the oracle
+        solutions.extend(
+            Solution(target.id, MODEL_PREFIX + name, cleaned)
+            for target in [problem, *oracles.get(problem.id, [])]
+        )
     return solutions

@@ -7,6 +7,7 @@ Exit status: 0 when the run completed (failing solutions are results, not errors
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -98,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--results", default="results", help="results root (default: %(default)s)")
     run.add_argument("--run-id", help="results/<run-id>/ (default: a UTC timestamp)")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted run (--run-id, or the latest unfinished one) with the "
+        "inputs and options it was started with; outcomes already recorded are kept",
+    )
     run.add_argument(
         "--env-dir",
         default=os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR),
@@ -310,7 +317,44 @@ def _load_solutions(
     return solutions
 
 
+# What a run was started with, recorded in its manifest so that --resume can redo it.
+_RESUMED = (
+    "matrix", "combos", "keyword", "tag", "problems", "answers", "no_reference", "idioms",
+    "library", "problem_id", "limit", "shard", "timeout", "memory_mb", "isolation",
+    "fresh_for", "repeat", "sandbox", "guard", "bisect",
+)  # fmt: skip
+
+
+def _resume_from(args: argparse.Namespace) -> None:
+    """Point ``args`` at the run to resume and restore what it was started with."""
+    root = Path(args.results)
+    if args.run_id:
+        manifest = root / args.run_id / "run.json"
+        if not manifest.is_file():
+            raise UsageError(f"--resume: no run {args.run_id!r} in {root}")
+    else:
+        unfinished = []
+        for path in root.glob("*/run.json"):
+            with contextlib.suppress(ValueError, OSError):
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if not data.get("finished") and "command" in data.get("inputs", {}):
+                    unfinished.append((str(data.get("started", "")), path))
+        if not unfinished:
+            raise UsageError(f"--resume: every run in {root} has finished; nothing to resume")
+        manifest = max(unfinished)[1]
+        args.run_id = manifest.parent.name
+    recorded = json.loads(manifest.read_text(encoding="utf-8")).get("inputs", {}).get("command")
+    if not isinstance(recorded, dict):
+        raise UsageError(f"--resume: {manifest} does not say how the run was started")
+    for key in _RESUMED:
+        if key in recorded:
+            setattr(args, key, recorded[key])
+    print(f"[harness] resuming run {args.run_id}", file=sys.stderr)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.resume:
+        _resume_from(args)
     matrix, combos = _select(args)
     if args.jobs < 1 or args.repeat < 1:
         raise UsageError("--jobs and --repeat must be at least 1")
@@ -350,8 +394,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_dir=RunDir(Path(args.results) / run_id),
         env_root=Path(args.env_dir).absolute(),
         options=options,
-        inputs={"problems": locations, "answers": args.answers, "shard": args.shard},
+        inputs={
+            "problems": locations,
+            "answers": args.answers,
+            "shard": args.shard,
+            "command": {k: getattr(args, k) for k in _RESUMED},
+        },
         bisect=args.bisect,
+        resume=args.resume,
         history=None
         if args.no_history
         else Path(args.history or history.default_path(Path(args.results))),

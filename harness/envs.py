@@ -77,6 +77,9 @@ class EnvInfo:
     reused: bool = False
     build_s: float = 0.0
     imports: Mapping[str, Any] = field(default_factory=dict)  # probe: per-module import report
+    # why the env was not resolved afresh: "resumed" (the run's own lock), or the index
+    # was unreachable and the last resolution of this combo was used
+    note: str = ""
 
     @property
     def python_exe(self) -> Path:
@@ -109,10 +112,19 @@ class EnvInfo:
 
 
 class _BuildError(Exception):
-    def __init__(self, stage: str, message: str) -> None:
+    def __init__(self, stage: str, message: str, unreachable: bool = False) -> None:
         super().__init__(message)
         self.stage = stage
         self.message = message
+        self.unreachable = unreachable
+
+
+# How uv says it could not reach the index (as opposed to: no solution exists).
+_UNREACHABLE = re.compile(
+    r"Failed to fetch|error sending request|dns error|Connection refused|"
+    r"Network is unreachable|timed out|tcp connect error|failed to lookup address",
+    re.IGNORECASE,
+)
 
 
 def parse_lock(text: str) -> dict[str, str]:
@@ -165,17 +177,26 @@ class EnvBuilder:
         reqs.extend(combo.extras)
         return reqs
 
-    def resolve(self, combo: Combo, interpreter: Path, requirements: list[str]) -> str:
-        """The lock file text for ``requirements`` on ``interpreter``."""
-        work = self.root / "locks"
-        work.mkdir(parents=True, exist_ok=True)
+    def _lock_files(self, combo: Combo, interpreter: Path, requirements: list[str]) -> Path:
+        """Where the resolution of exactly this request is written (``.txt``)."""
         # Named by content too: two runs resolving one combo id differently must not
         # overwrite each other's files between writing and reading them.
         key = hashlib.sha256(repr((requirements, str(interpreter), combo)).encode()).hexdigest()[
             :12
         ]
-        source = work / f"{combo.id}-{key}.in"
-        target = work / f"{combo.id}-{key}.txt"
+        return self.root / "locks" / f"{combo.id}-{key}"
+
+    def last_resolution(self, combo: Combo, interpreter: Path, requirements: list[str]) -> str:
+        """The lock of the last successful resolution of this very request ('' if none)."""
+        last = self._lock_files(combo, interpreter, requirements).with_suffix(".last")
+        return last.read_text(encoding="utf-8") if last.is_file() else ""
+
+    def resolve(self, combo: Combo, interpreter: Path, requirements: list[str]) -> str:
+        """The lock file text for ``requirements`` on ``interpreter``."""
+        stem = self._lock_files(combo, interpreter, requirements)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        source = stem.with_suffix(".in")
+        target = stem.with_suffix(".txt")
         source.write_text("\n".join(requirements) + "\n", encoding="utf-8")
         args = [
             "pip",
@@ -209,8 +230,14 @@ class EnvBuilder:
             args += ["--index-url", self.index.url]
         proc = self._uv(*args)
         if proc.returncode != 0:
-            raise _BuildError("resolve", _uv_message(proc))
-        return target.read_text(encoding="utf-8")
+            message = _uv_message(proc)
+            if _UNREACHABLE.search(message):
+                message = f"package index unreachable ({self.index.url}): {message}"
+                raise _BuildError("resolve", message, unreachable=True)
+            raise _BuildError("resolve", message)
+        lock = target.read_text(encoding="utf-8")
+        stem.with_suffix(".last").write_text(lock, encoding="utf-8")
+        return lock
 
     def resolved_versions(self, combo: Combo) -> tuple[str, dict[str, str]]:
         """``combo``'s full Python version and locked versions, without building it.
@@ -224,19 +251,25 @@ class EnvBuilder:
             raise LookupError(f"combo {combo.id!r}: {exc}") from None
         return interp.version, parse_lock(lock)
 
-    def build(self, combo: Combo) -> tuple[EnvInfo, str]:
-        """Build or reuse ``combo``'s env; returns its info and lock text (may be empty)."""
+    def build(self, combo: Combo, lock: str = "") -> tuple[EnvInfo, str]:
+        """Build or reuse ``combo``'s env; returns its info and lock text (may be empty).
+
+        With ``lock`` (a resumed run's own), that is what gets installed, unresolved.
+        When the index cannot be reached, the last resolution of the same request is
+        used if its env is still here: the combo runs, with a note saying so.
+        """
         start = time.monotonic()
         try:
             interp = interpreters.find(combo.python)
         except interpreters.InterpreterNotFoundError as exc:
             return EnvInfo(combo.id, ok=False, stage="interpreter", error=str(exc)), ""
         reqs: list[str] = []
-        lock = ""
+        note = "resumed with the run's own lock" if lock else ""
         try:
             reqs = self.requirements(combo, interp.version)
-            self.log(f"{combo.id}: resolving {len(reqs)} requirements")
-            lock = self.resolve(combo, interp.path, reqs)
+            if not lock:
+                self.log(f"{combo.id}: resolving {len(reqs)} requirements")
+                lock, note = self._resolve_or_fall_back(combo, interp.path, interp.version, reqs)
             digest = lock_hash(lock, interp.version)
             env_dir = self.root / digest[:16]
             reused = self._ensure(env_dir, interp.path, lock, digest, combo.id)
@@ -262,8 +295,23 @@ class EnvBuilder:
             reused=reused,
             build_s=round(time.monotonic() - start, 2),
             imports=imports,
+            note=note,
         )
         return info, lock
+
+    def _resolve_or_fall_back(
+        self, combo: Combo, interpreter: Path, version: str, reqs: list[str]
+    ) -> tuple[str, str]:
+        try:
+            return self.resolve(combo, interpreter, reqs), ""
+        except _BuildError as exc:
+            last = self.last_resolution(combo, interpreter, reqs) if exc.unreachable else ""
+            env_dir = self.root / lock_hash(last, version)[:16]
+            if not last or not (env_dir / READY_MARKER).is_file():
+                raise
+            note = "package index unreachable: using this combo's last resolution"
+            self.log(f"{combo.id}: {note} (environment {env_dir.name})")
+            return last, note
 
     def _ensure(self, env_dir: Path, interpreter: Path, lock: str, digest: str, label: str) -> bool:
         """Create and sync ``env_dir`` unless it is already built; True when reused."""

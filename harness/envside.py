@@ -217,19 +217,47 @@ def execute(payload: Json) -> Json:
         tb = exc.remote_traceback
     except BaseException as exc:
         status, exc_type, message, tb = "error", _qualified(type(exc)), str(exc), _tb(exc)
-    if payload.get("untrusted") and not guard.engaged and status == "pass":
-        # The check ran the solution some way other than exec() of a string, so it ran
-        # in this process, next to the check: not a result we can vouch for.
-        status, exc_type = "error", "GuardError"
-        message = "the check never ran the solution through exec(), so it could not be run apart"
+    parts = _parts(namespace.get("HARNESS_PARTS"))
+    note = ""
+    if payload.get("untrusted"):
+        if guard.unguarded:
+            note = "ran beside its check: %s" % guard.unguarded
+        elif not guard.engaged and status == "pass":
+            # The check ran the solution some way other than exec() of a string, so it
+            # ran in this process, next to the check: not a pass we can vouch for.
+            status, exc_type = "error", "GuardError"
+            message = (
+                "the check never ran the solution through exec(), so it could not be run apart"
+            )
     return {
         "status": status,
+        "note": note,
+        "parts": parts,
         "exc_type": exc_type,
         "message": message[:_MAX_MESSAGE],
         "traceback": tb,
         "program_s": time.perf_counter() - start,
         "warnings": recorder.items,
     }
+
+
+_PART_STATUSES = ("pass", "fail", "error", "skipped")
+
+
+def _parts(declared: Any) -> list[Json]:
+    """The graded pieces a context recorded in ``HARNESS_PARTS`` (unit tests, session
+    steps): a list of {name, status, message}; anything else there is ignored."""
+    if not isinstance(declared, list):
+        return []
+    return [
+        {
+            "name": str(item.get("name", ""))[:200],
+            "status": item["status"],
+            "message": str(item.get("message", ""))[:500],
+        }
+        for item in declared[:500]
+        if isinstance(item, dict) and item.get("status") in _PART_STATUSES
+    ]
 
 
 def _tb(exc: BaseException) -> str:
@@ -272,8 +300,9 @@ def _report(result_fd: int, outcome: Json) -> None:
     _exit(0)
 
 
-def fresh_child_main(result_fd: int) -> None:
+def fresh_child_main(result_fd: int, parent: int) -> None:
     """``envside.py exec FD``: one execution in a brand-new interpreter."""
+    sandbox.die_with_parent(parent)
     payload = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -543,6 +572,7 @@ class Scheduler:
         else:
             self.sandbox_reason = "switched off"
         sandbox.set_subreaper()
+        sandbox.sweep_cgroups()
         # A cap on processes and threads per execution: a pids cgroup where we may make
         # one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC.
         self.max_tasks = int(self.limits.get("tasks", 1024))
@@ -641,9 +671,11 @@ class Scheduler:
         read_fd, write_fd = os.pipe()
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the zygote
             try:
+                sandbox.die_with_parent(parent)
                 os.close(read_fd)
                 with contextlib.suppress(OSError):
                     os.close(self.protocol_fd)
@@ -724,7 +756,7 @@ class Scheduler:
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
         popen = subprocess.Popen(
-            [sys.executable, "-s", _HERE, "exec", str(result_w)],
+            [sys.executable, "-s", _HERE, "exec", str(result_w), str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=out_w,
             stderr=out_w,
@@ -748,9 +780,11 @@ class Scheduler:
         result_r, result_w = os.pipe()
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             try:
+                sandbox.die_with_parent(parent)
                 os.setsid()
                 # Nothing the runner holds is the child's business: not the protocol,
                 # not the other executions' pipes.
@@ -1005,9 +1039,11 @@ def probe(modules: list[str]) -> Json:
 def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else ""
     if command == "exec":
-        fresh_child_main(int(argv[2]))
+        fresh_child_main(int(argv[2]), int(argv[3]))
         return 0
     if command in ("run", "floor") and not _in_child_environment():
+        # the host's harness process: if it dies, so does this runner and all below it
+        sandbox.die_with_parent(os.getppid())
         # Start over in exactly the environment a fresh execution gets, so forked
         # executions (which inherit ours) see the same: hash seed, backends, threads.
         os.execve(sys.executable, [sys.executable, "-s", _HERE, *argv[1:]], _child_environment())

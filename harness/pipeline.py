@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness import bisection, history, reports
+from harness import bisection, history, reports, workspace
 from harness.envs import EnvBuilder
 from harness.problems import MODEL_PREFIX
-from harness.results import SCHEMA_VERSION, OutcomeWriter, RunDir, write_json
+from harness.results import SCHEMA_VERSION, OutcomeWriter, RunDir, repair_outcomes, write_json
 from harness.runner import ComboRun, Execution, RunOptions, pair
 from harness.versions import Index
 
@@ -40,6 +40,8 @@ class Job:
     inputs: Mapping[str, Any] = field(default_factory=dict)
     bisect: bool = False  # attribute and bisect every drifted problem after the run
     history: Path | None = None  # SQLite history to record the run in, and diff against
+    # continue an interrupted run: keep the outcomes on disk, run only what is missing
+    resume: bool = False
 
 
 def _write_manifest(job: Job) -> None:
@@ -56,6 +58,7 @@ def _write_manifest(job: Job) -> None:
             "schema": SCHEMA_VERSION,
             "run_id": job.run_dir.run_id,
             "started": previous.get("started") or dt.datetime.now(dt.timezone.utc).isoformat(),
+            "finished": None,  # set when the run completes: a run without it can be resumed
             "matrix": str(job.spec.path),
             "baseline": job.spec.baseline,
             "combos": combos,
@@ -90,25 +93,60 @@ def _warn_unsandboxed(job: Job, combo: str, executor: dict[str, Any], reporter: 
 
 
 def run(job: Job, reporter: Reporter) -> Summary:
+    """Run the job; one run at a time per results directory, checked writable first."""
+    results = job.run_dir.root.parent
+    workspace.check_writable(results)
+    with workspace.exclusive(results, f"run {job.run_dir.run_id}"):
+        return _run(job, reporter)
+
+
+def _todo(
+    job: Job, combo: str, executions: Sequence[Execution], reporter: Reporter
+) -> list[tuple[int, Execution]]:
+    """The executions (with their sequence numbers) still to run for ``combo``."""
+    path = job.run_dir.outcomes(combo)
+    if not job.resume:
+        # A combo rerun under the same run id replaces its earlier outcomes.
+        path.unlink(missing_ok=True)
+        return list(enumerate(executions))
+    done, dropped = repair_outcomes(path)
+    if dropped:
+        reporter.log(f"{combo}: dropped {dropped} unreadable line(s) of {path.name} (cut off)")
+    keys = {(o.problem_id, o.source, o.attempt) for o in done}
+    return [
+        (seq, e)
+        for seq, e in enumerate(executions)
+        if (e.problem.id, e.solution.source, e.attempt) not in keys
+    ]
+
+
+def _run(job: Job, reporter: Reporter) -> Summary:
     job.run_dir.root.mkdir(parents=True, exist_ok=True)
     _write_manifest(job)
     _save_answers(job)
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
     executions = pair(job.problems, job.solutions, job.options.repeat)
     for combo in job.combos:
+        todo = _todo(job, combo.id, executions, reporter)
+        if not todo:
+            reporter.log(f"{combo.id}: all {len(executions)} outcomes already recorded")
+            continue
         reporter.log(f"{combo.id}: preparing environment (Python {combo.python})")
-        info, lock = builder.build(combo)
+        lock_file = job.run_dir.lock(combo.id)
+        # a resumed combo runs in the very env its first part ran in
+        resumed_lock = (
+            lock_file.read_text(encoding="utf-8") if job.resume and lock_file.is_file() else ""
+        )
+        info, lock = builder.build(combo, resumed_lock)
         if lock:
-            job.run_dir.lock(combo.id).parent.mkdir(parents=True, exist_ok=True)
-            job.run_dir.lock(combo.id).write_text(lock, encoding="utf-8")
+            lock_file.parent.mkdir(parents=True, exist_ok=True)
+            lock_file.write_text(lock, encoding="utf-8")
         write_json(job.run_dir.env_info(combo.id), info.to_dict())
         reporter.env_ready(info)
-        # A combo rerun under the same run id replaces its earlier outcomes.
-        job.run_dir.outcomes(combo.id).unlink(missing_ok=True)
-        reporter.combo_started(combo.id, len(executions))
+        reporter.combo_started(combo.id, len(todo))
         with OutcomeWriter(job.run_dir.outcomes(combo.id)) as writer:
             combo_run = ComboRun(job.run_dir.run_id, info, writer, job.options, reporter.outcome)
-            combo_run.run(executions)
+            combo_run.run([e for _, e in todo], [seq for seq, _ in todo])
         if combo_run.executor:
             write_json(job.run_dir.executor_info(combo.id), combo_run.executor)
             _warn_unsandboxed(job, combo.id, combo_run.executor, reporter)
@@ -120,7 +158,14 @@ def run(job: Job, reporter: Reporter) -> Summary:
         changes = history.record_and_diff(job.run_dir, job.history)
         if changes:
             summary = reports.write_reports(job.run_dir, changes)
+    _mark_finished(job)
     return summary
+
+
+def _mark_finished(job: Job) -> None:
+    manifest = json.loads(job.run_dir.manifest.read_text(encoding="utf-8"))
+    manifest["finished"] = dt.datetime.now(dt.timezone.utc).isoformat()
+    write_json(job.run_dir.manifest, manifest)
 
 
 def analyse_existing(job: Job, reporter: Reporter) -> Summary:

@@ -106,6 +106,8 @@ def _set_name(path: Path) -> str:
 
 
 def load_ds1000(path: Path, display: str | None = None) -> list[Problem]:
+    """Problems from a JSONL file: DS-1000's rows, or another format's (``harness.formats``),
+    told apart by the keys of the first row."""
     shown = display or str(path)
     set_name = _set_name(path)
     problems: list[Problem] = []
@@ -116,10 +118,27 @@ def load_ds1000(path: Path, display: str | None = None) -> list[Problem]:
         raise ProblemError(shown, None, "file not found") from None
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise ProblemError(shown, None, f"cannot read: {exc}") from None
+    fmt = ""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         row = _json_object(line, shown, number)
+        if not fmt:
+            from harness import formats  # noqa: PLC0415 - the formats build on this module
+
+            fmt = formats.detect(row)
+        if fmt != "ds1000":
+            for problem in formats.FORMATS[fmt][1](row, shown, number, set_name):
+                if problem.native_id in seen:
+                    raise ProblemError(
+                        shown,
+                        f"line {number}",
+                        f"duplicate problem_id {problem.native_id}",
+                        line=number,
+                    )
+                seen.add(problem.native_id)
+                problems.append(problem)
+            continue
         for key in ("reference_code", "code_context", "metadata"):
             if key not in row:
                 raise ProblemError(shown, f"line {number}", f"missing key {key!r}", line=number)

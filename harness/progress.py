@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
@@ -116,7 +114,14 @@ class LiveReporter(Reporter):
             self.bar.update(self.task, advance=1, counts=self._counts())
 
 
+class QuietReporter(Reporter):
+    """``--quiet``: the events, unprinted."""
+
+    def log(self, message: str) -> None:
+        pass
+
+
 def reporter(quiet: bool = False) -> Reporter:
     if quiet:
-        return Reporter(Path(os.devnull).open("w", encoding="utf-8"))
+        return QuietReporter()
     return LiveReporter() if sys.stderr.isatty() else Reporter()

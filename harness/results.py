@@ -50,6 +50,16 @@ class CapturedWarning:
 
 
 @dataclass(frozen=True)
+class Part:
+    """One graded piece of an execution: a unit test of a BigCodeBench task, a step of a
+    CIBench session. The execution's status is the verdict over all of them."""
+
+    name: str
+    status: str  # pass | fail | error | skipped
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class Outcome:
     run_id: str
     combo: str
@@ -67,6 +77,10 @@ class Outcome:
     attempt: int = 0  # with --repeat N: 0 .. N-1
     traceback: str = ""  # the last frames, for failures
     output: str = ""  # captured stdout/stderr (head and tail), for failures
+    # how the execution ran where that was not the usual way, e.g. a model answer that
+    # could not be run apart from its check
+    note: str = ""
+    parts: tuple[Part, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -84,7 +98,7 @@ class Outcome:
         data = asdict(self)
         data["status"] = self.status.value
         data["versions"] = dict(self.versions)
-        for key in ("traceback", "output"):
+        for key in ("traceback", "output", "note", "parts"):
             if not data[key]:
                 del data[key]
         return data
@@ -108,6 +122,11 @@ class Outcome:
             attempt=int(data.get("attempt", 0)),
             traceback=str(data.get("traceback", "")),
             output=str(data.get("output", "")),
+            note=str(data.get("note", "")),
+            parts=tuple(
+                Part(str(p["name"]), str(p["status"]), str(p.get("message", "")))
+                for p in data.get("parts", ())
+            ),
         )
 
 
@@ -230,6 +249,34 @@ def read_outcomes(path: Path) -> tuple[list[Outcome], int]:
         except (ValueError, KeyError, TypeError):
             bad += 1
     return outcomes, bad
+
+
+def repair_outcomes(path: Path) -> tuple[list[Outcome], int]:
+    """The readable outcomes of ``path``, first occurrence of each; the file is rewritten
+    without the rest (the line a kill cut in half) when there is any. Returns the
+    outcomes kept and the number of lines dropped."""
+    if not path.exists():
+        return [], 0
+    kept: dict[tuple[str, str, str, int], Outcome] = {}
+    lines: list[str] = []
+    dropped = 0
+    for line in _lines(path):
+        try:
+            outcome = Outcome.from_dict(json.loads(line))
+        except (ValueError, KeyError, TypeError):
+            dropped += 1
+            continue
+        if outcome.key in kept:
+            dropped += 1
+            continue
+        kept[outcome.key] = outcome
+        lines.append(line if line.endswith("\n") else line + "\n")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if dropped or (text and not text.endswith("\n")):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("".join(lines), encoding="utf-8")
+        tmp.replace(path)
+    return list(kept.values()), dropped
 
 
 def _lines(path: Path) -> Iterator[str]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.envs import ENVSIDE, EnvInfo
 from harness.problems import MODEL_PREFIX
-from harness.results import CapturedWarning, Outcome, Status
+from harness.results import CapturedWarning, Outcome, Part, Status
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -80,6 +80,15 @@ def pair(
         for s in by_problem.get(p.id, [])
         for attempt in range(repeat)
     ]
+
+
+def batches_root() -> Path:
+    """Where every run of this user keeps its batch files (each holds every solution of
+    its batch, references included). Executions see this whole directory hidden, so
+    they cannot read a batch of a run that started beside theirs, even a later one."""
+    root = Path(tempfile.gettempdir()) / f"harness-batches-{os.getuid()}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    return root
 
 
 def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
@@ -166,11 +175,12 @@ class ComboRun:
         pending = dict(
             zip(range(len(executions)), zip(executions, numbers, strict=True), strict=True)
         )
-        with tempfile.TemporaryDirectory(prefix="harness-batch-") as tmp:
+        root = batches_root()
+        with tempfile.TemporaryDirectory(prefix="batch-", dir=root) as tmp:
             batch_path = Path(tmp) / "batch.json"
-            batch_path.write_text(
-                json.dumps(batch_payload(executions, self.options)), encoding="utf-8"
-            )
+            payload = batch_payload(executions, self.options)
+            payload["hide"].append(str(root))
+            batch_path.write_text(json.dumps(payload), encoding="utf-8")
             stderr_tail: deque[str] = deque(maxlen=40)
             with subprocess.Popen(
                 [str(self.env.python_exe), "-s", str(ENVSIDE), "run", str(batch_path)],
@@ -225,6 +235,12 @@ class ComboRun:
             ),
             traceback=str(data.get("traceback", "")),
             output=str(data.get("output", "")),
+            note=str(data.get("note", "")),
+            parts=tuple(
+                Part(str(p.get("name", "")), str(p.get("status", "")), str(p.get("message", "")))
+                for p in data.get("parts", [])
+                if isinstance(p, dict)
+            ),
         )
 
 

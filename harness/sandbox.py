@@ -26,7 +26,6 @@ import base64
 import builtins
 import contextlib
 import ctypes
-import gc
 import io
 import json
 import os
@@ -36,6 +35,7 @@ import re
 import signal
 import sys
 import traceback
+import types
 from typing import TYPE_CHECKING, Any, Dict, NoReturn
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 24, 28, 38
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 # SECBIT_NOROOT | _LOCKED | SECBIT_NO_SETUID_FIXUP | _LOCKED | SECBIT_KEEP_CAPS_LOCKED
 _SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20
 _CAPSET = {"x86_64": 126, "aarch64": 91}  # syscall numbers of capset
@@ -100,6 +101,24 @@ def set_subreaper() -> None:
         libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+def _pdeathsig_only() -> None:
+    """die_with_parent for pid 1 of a new namespace, whose parent is outside it (ppid 0)."""
+    with contextlib.suppress(Exception):
+        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def die_with_parent(parent: int) -> None:
+    """Be killed when ``parent`` (our parent's pid, read before we were forked) dies.
+
+    Chained from the host's runner down to each solution, this means that killing the
+    run (even with SIGKILL) ends every execution it started, however it was going.
+    """
+    with contextlib.suppress(Exception):
+        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it died before we asked
+        os._exit(70)
+
+
 # -- entering the sandbox -------------------------------------------------------------
 
 
@@ -126,6 +145,8 @@ def hideable(paths: list[str], needed: list[str]) -> tuple[list[str], list[str]]
                 directories.append(path)
         elif os.path.isfile(path):
             files.append(path)
+    inside = [d for d in directories if any(d.startswith(o + "/") for o in directories)]
+    directories = [d for d in directories if d not in inside]
     files = [f for f in files if not any(f.startswith(d + "/") for d in directories)]
     return directories, files
 
@@ -204,8 +225,12 @@ def _minimal_dev() -> None:
 
 def new_pid_space() -> None:
     """The next child is pid 1 of a new namespace: it sees nothing else, and when it ends
-    every process it started ends with it."""
-    _check(libc().unshare(CLONE_NEWPID), "unshare pid")
+    every process it started ends with it.
+
+    A mount namespace of its own too: the /proc that pid 1 mounts for its namespace must
+    not replace the caller's, whose processes would vanish from it (TensorFlow aborts
+    when ``/proc/self/exe`` does not resolve)."""
+    _check(libc().unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare pid")
 
 
 # Parts of /proc that reach the kernel or other machines' state: read-only, or hidden.
@@ -313,6 +338,33 @@ def execution_cgroups(name: str, max_tasks: int) -> list[str]:
     return made
 
 
+def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
+    """Remove the empty cgroups a killed run left behind (it could not release them).
+
+    Only ones untouched for ``older_than_s``: a run starting beside this one may have
+    made a cgroup its execution has not joined yet. A cgroup with processes in it cannot
+    be removed, so a live execution's never is."""
+    import time
+
+    removed = 0
+    now = time.time()
+    for root in _PIDS_ROOTS + _CPU_ROOTS:
+        try:
+            names = [n for n in os.listdir(root) if n.startswith(prefix)]
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            try:
+                if now - os.stat(path).st_mtime < older_than_s:
+                    continue
+                os.rmdir(path)
+                removed += 1
+            except OSError:
+                continue
+    return removed
+
+
 def join_cgroup(path: str) -> None:
     with open(os.path.join(path, "cgroup.procs"), "w") as fh:
         fh.write(str(os.getpid()))
@@ -371,11 +423,9 @@ _BLOCKED_EVENTS = frozenset(
     {
         "gc.get_objects",
         "gc.get_referrers",
-        "gc.get_referents",
         "sys._current_frames",
         "ctypes.string_at",
         "ctypes.wstring_at",
-        "ctypes.cdata",
     }
 )
 _PROC_MEMORY = re.compile(
@@ -411,17 +461,27 @@ def scrub(keep: list[object]) -> None:
         if is_module_frame and frame.f_code.co_filename == "<program>":
             namespace = frame.f_globals
             if id(namespace) not in kept:
+                _leak(list(namespace.values()))
                 namespace.clear()
         elif not is_module_frame or names not in sys.modules:
             _clear_locals(frame, kept)
         frame = frame.f_back
-    gc.collect()
+
+
+def _leak(values: list[object]) -> None:
+    """Keep ``values`` alive with a reference no Python code can find (gc's own walks
+    are closed to the solution): clearing the frames must not run finalizers, which
+    would close files and free memory that C code (fonts, runtimes) still uses."""
+    for value in values:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(value))
 
 
 def _clear_locals(frame: FrameType, kept: set[int]) -> None:
-    names = [n for n, v in list(frame.f_locals.items()) if id(v) not in kept]
+    items = [(n, v) for n, v in list(frame.f_locals.items()) if id(v) not in kept]
+    names = [n for n, _ in items]
     if not names:
         return
+    _leak([v for _, v in items])
     if sys.version_info >= (3, 13):
         proxy = frame.f_locals  # a write-through view of the frame's variables
         for name in names:
@@ -490,52 +550,157 @@ _SAFE_BUILTINS = frozenset(
         "getattr",
     }
 )
-# Names that read or write files, load more pickles, or run code: never, whatever module.
-_DANGEROUS = re.compile(
-    r"(load|save|read|write|open|dump|memmap|exec|eval|compile|system|popen|spawn|import|"
-    r"file|fromfile|tofile|hdf|sql|pickle|shell|run|call|__import__|setattr|delattr)",
-    re.IGNORECASE,
+# Words in a name that reads or writes files, loads more pickles or runs code: a pickle
+# may not reach such a thing, whatever its module. Anything else a returned value can
+# call (a library's reconstructors, its classes) does only what the solution could have
+# done itself and sent back as its result.
+_IO_WORDS = frozenset(
+    [
+        "load",
+        "loads",
+        "loadtxt",
+        "save",
+        "savez",
+        "savetxt",
+        "read",
+        "write",
+        "open",
+        "dump",
+        "dumps",
+        "memmap",
+        "fromfile",
+        "tofile",
+        "genfromtxt",
+        "fromregex",
+        "exec",
+        "eval",
+        "compile",
+        "system",
+        "popen",
+        "spawn",
+        "import",
+        "file",
+        "files",
+        "hdf",
+        "sql",
+        "pickle",
+        "shell",
+        "run",
+        "setattr",
+        "delattr",
+        "getattr",
+        "globals",
+        "locals",
+        "vars",
+        "unlink",
+        "rmtree",
+        "rename",
+        "chmod",
+        "kill",
+        "fork",
+        "environ",
+        "exit",
+        "settrace",
+        "setprofile",
+    ]
 )
-_RECONSTRUCTORS = re.compile(
-    r"^_*(reconstruct|reconstructor|rebuild|unpickle|new|newobj|newobj_ex|frombuffer|scalar|"
-    r"pyx_unpickle\w*|timedelta_unpickle|new_Index|convert_to_tensor\w*|partial|UTC|utc|p)$|"
-    r"_unpickle|_rebuild_|_reconstruct"
+# Words of functions that change a library's global state (seeds, options, styles):
+# refused as module-level functions. Classes may carry them (``QuadContourSet``,
+# ``CapStyle``) and so may methods of a returned object, which change only that object.
+_SETTING_WORDS = frozenset(
+    [
+        "set",
+        "seed",
+        "seterr",
+        "seterrcall",
+        "setbufsize",
+        "option",
+        "options",
+        "config",
+        "register",
+        "use",
+        "rc",
+        "rcdefaults",
+        "style",
+        "backend",
+        "remove",
+        "patch",
+        "mock",
+    ]
 )
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _words(name: str) -> set[str]:
+    """``_load_from_bytes`` → {load, from, bytes}; ``CallbackRegistry`` → {callback, registry}.
+
+    A word run together with ``set`` (``setcontext``, ``setstate``) also counts as "set".
+    """
+    words = {w.lower() for w in _WORD.findall(name)}
+    if any(w.startswith("set") for w in words):
+        words.add("set")
+    return words
+
+
+def _foreign(found: object) -> bool:
+    """A module, or a function or class that lives outside the allowed libraries (an
+    ``os`` function a library happens to import, say): never part of a returned value."""
+    if isinstance(found, types.ModuleType):
+        return True
+    home = getattr(found, "__module__", None)
+    return isinstance(home, str) and home.split(".", maxsplit=1)[0] not in _ALLOWED_TOPS
 
 
 def _safe_getattr(obj: object, name: str) -> object:
-    """``getattr`` for pickles: public names only, and nothing that does I/O."""
-    if not isinstance(name, str) or name.startswith("_") or _DANGEROUS.search(name):
-        raise pickle.UnpicklingError("attribute %r is not allowed in a returned value" % (name,))
-    return getattr(obj, name)
+    """``getattr`` for pickles: no dunders (``__globals__``, ``__subclasses__``), nothing
+    that does I/O, and never a module's (its functions are what ``find_class`` guards).
+    Private names are fine: classes pickle their ``_unpickle`` classmethods this way."""
+    refused = pickle.UnpicklingError("attribute %r is not allowed in a returned value" % (name,))
+    if (
+        not isinstance(name, str)
+        or name.startswith("__")
+        or _words(name) & _IO_WORDS
+        or isinstance(obj, types.ModuleType)
+    ):
+        raise refused
+    found = getattr(obj, name)
+    if _foreign(found):
+        raise refused
+    return found
 
 
 class SafeUnpickler(pickle.Unpickler):
-    """Unpickles the values a solution sends back: classes of the data-science libraries
-    and their reconstructors, never functions that touch files or run code."""
+    """Unpickles the values a solution sends back: classes, constants and reconstructors
+    of the data-science libraries; never functions that touch files, run code or change
+    settings, which would let a returned value reach into the check's process."""
 
     def find_class(self, module: str, name: str) -> Any:
         top = module.split(".", maxsplit=1)[0]
+        refused = pickle.UnpicklingError(
+            "%s.%s is not allowed in a returned value" % (module, name)
+        )
         if top not in _ALLOWED_TOPS:
-            raise pickle.UnpicklingError(
-                "%s.%s is not allowed in a returned value" % (module, name)
-            )
+            raise refused
         if top == "builtins":
             if name not in _SAFE_BUILTINS:
-                raise pickle.UnpicklingError(
-                    "builtins.%s is not allowed in a returned value" % name
-                )
+                raise refused
             return _safe_getattr if name == "getattr" else getattr(builtins, name)
-        if _DANGEROUS.search(name) and not _RECONSTRUCTORS.search(name):
-            raise pickle.UnpicklingError(
-                "%s.%s is not allowed in a returned value" % (module, name)
-            )
         if top == "torch" and name == "_load_from_bytes":
-            return _torch_tensor_from_bytes
-        found = super().find_class(module, name)
-        if isinstance(found, type) or _RECONSTRUCTORS.search(name):
-            return found
-        raise pickle.UnpicklingError("%s.%s is not allowed in a returned value" % (module, name))
+            return _torch_tensor_from_bytes  # torch.load, restricted to tensors
+        words = _words(name)
+        if words & _IO_WORDS:
+            raise refused
+        # Walked by hand rather than by Unpickler.find_class so that no step of a dotted
+        # name passes through a module ("uuid", "os.rmdir" reaches os through uuid).
+        __import__(module)
+        found: object = sys.modules[module]
+        for part in name.split("."):
+            found = getattr(found, part)
+            if isinstance(found, types.ModuleType):
+                raise refused
+        if _foreign(found) or (words & _SETTING_WORDS and not isinstance(found, type)):
+            raise refused
+        return found
 
 
 def _torch_tensor_from_bytes(data: bytes) -> Any:
@@ -636,6 +801,28 @@ def _reraise(report: Json) -> None:
 # -- the guard ----------------------------------------------------------------------------
 
 
+# The first line of a program a check runs on the solution's behalf, when the solution
+# is data to it (the cells of a session, a module its tests import): the program runs
+# apart like the solution itself.
+RUNS_SOLUTION = "# harness: runs the solution\n"
+
+
+def _unforkable() -> str:
+    """Why this process cannot fork a working child now ('' when it can).
+
+    TensorFlow's runtime starts thread pools on its first operation and has no fork
+    handlers: a child forked after that hangs or aborts on its own first operation.
+    """
+    if "tensorflow" in sys.modules:
+        try:
+            threads = len(os.listdir("/proc/self/task"))
+        except OSError:
+            threads = 2
+        if threads > 1:
+            return "TensorFlow was already running in the check's process, which cannot fork"
+    return ""
+
+
 class Guard:
     """The ``exec`` an untrusted solution's context sees.
 
@@ -658,7 +845,9 @@ class Guard:
         # the warnings recorder: it records in the solution's process, and what it
         # recorded there is added to it here
         self.recorder = recorder
-        self.engaged = False  # whether the solution was run apart at all
+        self.engaged = False  # whether the check ran the solution at all
+        self.unguarded = ""  # why the solution ran beside its check, if it did
+        self._lines = [line.strip() for line in solution.splitlines() if line.strip()]
         self._exec = builtins.exec
 
     def builtins(self) -> dict[str, Any]:
@@ -666,15 +855,32 @@ class Guard:
         namespace["exec"] = self.exec
         return namespace
 
+    def _holds_solution(self, code: Any) -> bool:
+        """Whether ``code`` carries any of the solution's lines. Checks may edit the
+        solution before running it (DS-1000's Matplotlib checks drop ``plt.show()``
+        lines), so one line of it is enough; a string with none of it runs as usual."""
+        if isinstance(code, bytes):
+            code = code.decode("utf-8", "replace")
+        if not isinstance(code, str):
+            return False
+        if code.startswith(RUNS_SOLUTION):
+            return True  # a check's driver that runs the solution (notebooks, sessions)
+        present = {line.strip() for line in code.splitlines()}
+        return any(line in present for line in self._lines)
+
     def exec(self, code: Any, globals_: Any = None, locals_: Any = None) -> None:
-        untrusted = (
-            isinstance(code, str) and self.solution.strip() and self.solution.strip() in code
-        )
-        if not untrusted:
+        if not self._holds_solution(code):
+            self._exec(code, globals_, locals_)
+            return
+        self.engaged = True
+        reason = _unforkable()
+        if reason:
+            # Forking now would hang or abort the solution's process; it runs here, in
+            # the sandbox still, and its outcome says so.
+            self.unguarded = reason
             self._exec(code, globals_, locals_)
             return
         env = globals_ if isinstance(globals_, dict) else {}
-        self.engaged = True
         self._run_apart(code, env)
 
     def _run_apart(self, code: str, env: dict[str, Any]) -> None:
@@ -687,8 +893,10 @@ class Guard:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the shim, then the solution's process
+            die_with_parent(parent)
             os.close(read_fd)
             self._shim(code, env, write_fd, nproc)
         os.close(write_fd)
@@ -720,8 +928,13 @@ class Guard:
             if self.sandboxed:
                 new_pid_space()
             status_r, status_w = os.pipe()
+            shim = os.getpid()
             pid = os.fork()
             if pid == 0:
+                if self.sandboxed:
+                    _pdeathsig_only()  # pid 1 of the new namespace: its parent is outside
+                else:
+                    die_with_parent(shim)
                 os.close(status_r)
                 if self.sandboxed:
                     self._init(code, env, write_fd, nproc, status_w)
@@ -748,6 +961,7 @@ class Guard:
             as_pid_one()
             pid = os.fork()
             if pid == 0:
+                die_with_parent(1)
                 os.close(status_fd)
                 self._solution(code, env, write_fd, nproc)
             os.close(write_fd)

@@ -14,18 +14,20 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import textwrap
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from harness import sandbox
+from harness import runner, sandbox
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.network
@@ -298,7 +300,9 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
         ),
         Attack(
             "read-reference-from-batch-file",
-            "import glob, json\nbatch = json.load(open(glob.glob('/tmp/harness-batch-*/batch.json')[0]))\n"
+            "import glob, json\n"
+            "found = glob.glob('/tmp/harness-batch*/**/batch.json', recursive=True)\n"
+            "batch = json.load(open(found[0]))\n"
             "exec([e for e in batch['executions'] if e['source'] == 'reference'][0]['solution'])",
         ),
         Attack(
@@ -378,6 +382,7 @@ class HostileRun:
     connections: list[object]
     strays: list[str]
     site: Path
+    cgroups_left: list[str]  # made during the run and still there after it
 
 
 class Listener:
@@ -410,7 +415,24 @@ class Listener:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
+def other_runs_batch() -> Iterator[Path]:
+    """Another run's batch, there before the attacks start: hidden like their own."""
+    decoy = runner.batches_root() / f"batch-decoy-{uuid.uuid4().hex[:8]}"
+    decoy.mkdir()
+    (decoy / "batch.json").write_text(
+        json.dumps({"executions": [{"source": "reference", "solution": "result = a * 2"}]})
+    )
+    yield decoy
+    shutil.rmtree(decoy, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=["zygote", "fresh"])
+def hostile(
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+    other_runs_batch: Path,
+) -> HostileRun:
+    """One run of every attack, in each isolation mode."""
     work = tmp_path_factory.mktemp("hostile")
     # Some attacks (kill -1, writes to $HOME) would do real harm outside a sandbox:
     # where it cannot be entered, fail here rather than run them.
@@ -456,6 +478,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
     env_dir = work / "envs"
     watched = [problems, results, ROOT / "pyproject.toml", ROOT / "harness"]
     before = snapshot(*watched)
+    cgroups_before = harness_cgroups()
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
     proc = subprocess.run(
@@ -479,6 +502,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
             "--memory-mb",
             "1024",
             "--no-history",
+            "--isolation",
+            request.param,
             "-j",
             "2",
         ],
@@ -506,7 +531,14 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
         listener.accepted,
         tagged_processes(),
         site,
+        sorted(harness_cgroups() - cgroups_before),
     )
+
+
+def harness_cgroups() -> set[str]:
+    return {
+        str(p) for root in ("pids", "cpu") for p in Path("/sys/fs/cgroup", root).glob("harness-*")
+    }
 
 
 def record_mismatches(site: Path) -> list[str]:
@@ -594,8 +626,10 @@ def test_nothing_outside_the_sandbox_changed(hostile: HostileRun) -> None:
         for k in hostile.before.keys() | hostile.after.keys()
         if hostile.before.get(k) != hostile.after.get(k)
     }
-    # the run writes its own results, and only those
-    assert {k for k in changed if "/results/hostile/" not in k} == set()
+    # the run writes its own results (and holds their lock), and only those
+    assert {
+        k for k in changed if "/results/hostile/" not in k and not k.endswith("/.harness.lock")
+    } == set()
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
     assert record_mismatches(hostile.site) == []
@@ -607,7 +641,4 @@ def test_no_connection_reached_the_host(hostile: HostileRun) -> None:
 
 def test_nothing_outlives_the_run(hostile: HostileRun) -> None:
     assert hostile.strays == []
-    left = [
-        str(p) for root in ("pids", "cpu") for p in Path("/sys/fs/cgroup", root).glob("harness-*")
-    ]
-    assert left == []
+    assert hostile.cgroups_left == []

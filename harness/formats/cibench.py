@@ -1,0 +1,181 @@
+"""CIBench-style sessions: steps that share one interpreter, like a notebook's cells.
+
+A row: ``task_id``, optional ``setup`` (code run first), ``steps``: a list of
+``{prompt, reference, check, expected_output}`` where ``check`` is code run after the step
+in the session's namespace (asserting on it) and ``expected_output`` is compared with the
+step's output as in ExeDS; a step needs at least one of the two. A solution is a script in
+the percent format, one ``# %% step N`` line before each step's code; a model's answer may
+also give ``steps`` as a list of code strings.
+
+Each task is two problems: ``<task>`` runs end to end (every step is the solution's, on the
+state its earlier steps left), ``<task>/oracle`` replaces a failed step with the reference
+code, so that each later step is judged on its own. Per-step outcomes are the execution's
+parts. The steps and their checks run apart from the check together, as one session.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.formats.common import Row, context, main_library
+from harness.problems import Problem, imported_modules
+
+ORACLE_SUFFIX = "/oracle"
+_MARKER = re.compile(r"^# %% step (\d+)[ \t]*(?:\n|$)", re.MULTILINE)
+
+
+def script(steps: list[str]) -> str:
+    """Step codes → one percent-format script."""
+    return "".join(f"# %% step {n}\n{code.rstrip()}\n" for n, code in enumerate(steps, start=1))
+
+
+def split(solution: str) -> dict[int, str]:
+    """A percent-format script → {step number: code}; code before the first marker is
+    kept as step 1's prologue."""
+    pieces = _MARKER.split(solution)
+    steps: dict[int, str] = {}
+    prologue = pieces[0]
+    for number, code in zip(pieces[1::2], pieces[2::2], strict=False):
+        steps[int(number)] = steps.get(int(number), "") + code
+    if prologue.strip():
+        steps[1] = prologue + steps.get(1, "")
+    return steps
+
+
+# Runs apart, with the solution: the whole session, step by step.
+DRIVER = """
+def _harness_session():
+    import builtins
+    state = globals()
+    parts = []
+    if _HARNESS_SETUP:
+        builtins.exec(compile(_HARNESS_SETUP, "<setup>", "exec"), state)
+    for number, step in enumerate(_HARNESS_SPEC, start=1):
+        name = "step %d" % number
+        try:
+            code = _HARNESS_STEPS.get(number)
+            if code is None:
+                raise LookupError("the solution has no code for step %d" % number)
+            output = _harness_run_cell(code, state)
+            if step.get("expected_output") is not None:
+                reason = _harness_compare_output(output, step["expected_output"])
+                assert not reason, reason
+            if step.get("check"):
+                builtins.exec(compile(step["check"], "<check %d>" % number, "exec"), state)
+            parts.append({"name": name, "status": "pass"})
+        except Exception as exc:
+            part = _harness_error_part(name, exc)
+            if not part["message"] and step.get("check"):
+                part["message"] = "check failed: " + step["check"].strip().splitlines()[0][:200]
+            parts.append(part)
+            if _HARNESS_ORACLE:
+                try:
+                    _harness_run_cell(step["reference"], state)
+                except Exception:
+                    pass
+    return parts
+
+
+_harness_report = _harness_session()
+"""
+
+CHECK = """
+_SETUP = {setup!r}
+_SPEC = {spec!r}
+_ORACLE = {oracle!r}
+_DRIVER = {driver!r}
+_MARKER = {marker!r}
+
+
+def _harness_split(solution):
+    import re
+    pieces = re.split(_MARKER, solution, flags=re.MULTILINE)
+    steps = {{}}
+    for number, code in zip(pieces[1::2], pieces[2::2]):
+        steps[int(number)] = steps.get(int(number), "") + code
+    if pieces[0].strip():
+        steps[1] = pieces[0] + steps.get(1, "")
+    return steps
+
+
+def test_execution(solution):
+    namespace = {{
+        "__name__": "__main__",
+        "_HARNESS_SETUP": _SETUP,
+        "_HARNESS_SPEC": _SPEC,
+        "_HARNESS_ORACLE": _ORACLE,
+        "_HARNESS_STEPS": _harness_split(solution),
+        "_harness_run_cell": harness_run_cell,
+        "_harness_compare_output": harness_compare_output,
+        "_harness_error_part": harness_error_part,
+    }}
+    exec(HARNESS_RUNS_SOLUTION + _DRIVER, namespace)
+    harness_verdict(namespace.get("_harness_report"))
+"""
+
+
+def matches(row: dict[str, Any]) -> bool:
+    return "steps" in row and "task_id" in row and "canonical_solution" not in row
+
+
+def _step(row: Row, index: int, value: Any) -> dict[str, Any]:
+    key = f"steps[{index}]"
+    if not isinstance(value, dict):
+        raise row.fail(key, "must be a table with reference and check or expected_output")
+    reference = value.get("reference")
+    if not isinstance(reference, str) or not reference.strip():
+        raise row.fail(f"{key}.reference", "must be a non-empty string")
+    check, expected = value.get("check"), value.get("expected_output")
+    if check is None and expected is None:
+        raise row.fail(key, "needs a check or an expected_output")
+    for name, field in (("check", check), ("expected_output", expected)):
+        if field is not None and not isinstance(field, str):
+            raise row.fail(f"{key}.{name}", "must be a string")
+    return {
+        "prompt": str(value.get("prompt", "")),
+        "reference": reference,
+        "check": check,
+        "expected_output": expected,
+    }
+
+
+def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> list[Problem]:
+    row = Row(data, shown, number)
+    task_id = row.text("task_id")
+    setup = row.text("setup", "", empty=True)
+    raw = data.get("steps")
+    if not isinstance(raw, list) or not raw:
+        raise row.fail("steps", "must be a non-empty list")
+    spec = [_step(row, i, value) for i, value in enumerate(raw)]
+    code = [setup, *(s["reference"] for s in spec), *(s["check"] or "" for s in spec)]
+    reference = script([s["reference"] for s in spec])
+    prompt = "\n\n".join(f"Step {n}: {s['prompt']}" for n, s in enumerate(spec, start=1))
+    timeout = row.number_or("timeout", 120.0)
+    problems = []
+    for oracle in (False, True):
+        native = task_id + (ORACLE_SUFFIX if oracle else "")
+        problems.append(
+            Problem(
+                id=f"{set_name}/{native}",
+                native_id=native,
+                set_name=set_name,
+                library=main_library(list(imported_modules(*code))),
+                prompt=prompt,
+                reference_code=reference,
+                code_context=context(
+                    CHECK.format(
+                        setup=setup,
+                        spec=spec,
+                        oracle=oracle,
+                        driver=DRIVER,
+                        marker=_MARKER.pattern,
+                    )
+                ),
+                timeout=timeout,
+                metadata={"format": "cibench", "task": task_id, "oracle": oracle},
+                source_file=shown,
+                requires=imported_modules(*code),
+            )
+        )
+    return problems

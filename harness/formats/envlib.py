@@ -1,0 +1,122 @@
+"""What every generated context holds, env-side: its text is pasted at the top of each.
+
+Standard library only, Python 3.8+, like ``envside.py``. The functions here run in the
+check's process (the verdict, the comparison) or are handed to a driver that runs apart
+with the solution (``harness_run_cell``).
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+from typing import Any as _Any
+
+# Must equal sandbox.RUNS_SOLUTION: a program starting with it runs apart, like a solution.
+HARNESS_RUNS_SOLUTION = "# harness: runs the solution\n"
+# The graded parts of this execution, read by the env-side runner when the check ends.
+HARNESS_PARTS: list[dict[str, _Any]] = []
+_harness_exec = _builtins.exec  # the context's own code runs here, never apart
+
+
+def harness_run_cell(source: str, namespace: dict[str, _Any]) -> str:
+    """Run ``source`` as a notebook cell: its stdout, then the value of its last line when
+    that is an expression (``df.head()``) and does not end with ``;``.
+
+    Self-contained (it imports what it uses): in a solution's process the check's
+    globals are scrubbed, so that the solution cannot read the expected values there."""
+    import ast
+    import builtins
+    import io
+    import sys
+
+    tree = ast.parse(source)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+        last = ast.Expression(tree.body[-1].value)
+        tree.body.pop()
+    buffer = io.StringIO()
+    saved = sys.stdout
+    sys.stdout = buffer
+    try:
+        builtins.exec(compile(tree, "<cell>", "exec"), namespace)
+        value = None
+        if last is not None:
+            value = builtins.eval(compile(last, "<cell>", "eval"), namespace)
+    finally:
+        sys.stdout = saved
+    output = buffer.getvalue()
+    if value is not None:
+        output += repr(value) + "\n"
+    return output
+
+
+def harness_error_part(name: str, exc: BaseException) -> dict[str, _Any]:
+    return {
+        "name": name,
+        "status": "fail" if isinstance(exc, AssertionError) else "error",
+        "type": type(exc).__name__,
+        "message": str(exc)[:400],
+    }
+
+
+def harness_verdict(parts: object) -> None:
+    """Record ``parts`` and end the way the worst of them did: the first error's own
+    exception type (so drift analysis reads ``AttributeError: …``), else a failure."""
+    if not isinstance(parts, list):
+        raise TypeError("the driver did not report its parts")
+    HARNESS_PARTS[:] = parts
+    if not parts:
+        raise AssertionError("nothing was graded")
+    errors = [p for p in parts if p.get("status") == "error"]
+    failures = [p for p in parts if p.get("status") == "fail"]
+    if errors:
+        first = errors[0]
+        kind = getattr(_builtins, str(first.get("type", "")), None)
+        if isinstance(kind, type) and issubclass(kind, Exception):
+            raise kind(first.get("message", ""))
+        raise RuntimeError("%s: %s" % (first.get("type", ""), first.get("message", "")))
+    if failures:
+        names = ", ".join(str(p.get("name")) for p in failures[:5])
+        raise AssertionError(
+            "%d of %d failed (%s): %s" % (len(failures), len(parts), names, failures[0]["message"])
+        )
+
+
+def harness_compare_output(
+    actual: str, expected: str, rtol: float = 1e-4, atol: float = 1e-8
+) -> str:
+    """'' when ``actual`` matches ``expected``, else why not.
+
+    Whitespace is ignored (a frame's columns realign when a value's width changes);
+    numbers match within ``rtol``/``atol``, nan matches nan; every other token exactly.
+    Self-contained, like ``harness_run_cell``.
+    """
+    import math
+    import re
+
+    token = re.compile(
+        r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)\b|\w+|[^\w\s]"
+    )
+
+    def number(text: str) -> float | None:
+        try:
+            return float(text)
+        except ValueError:
+            return None
+
+    got, want = token.findall(actual), token.findall(expected)
+    for index, (a, b) in enumerate(zip(got, want)):
+        if a == b:
+            continue
+        x, y = number(a), number(b)
+        if (
+            x is not None
+            and y is not None
+            and (
+                (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=rtol, abs_tol=atol)
+            )
+        ):
+            continue
+        return "output differs at token %d: got %r, expected %r" % (index + 1, a, b)
+    if len(got) != len(want):
+        return "output has %d tokens, expected %d" % (len(got), len(want))
+    return ""
