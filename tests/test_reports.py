@@ -7,7 +7,8 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 
 from harness.envs import EnvInfo
 from harness.reports import write_reports
-from harness.results import Outcome, OutcomeWriter, RunDir, Status, write_json
+from harness.reports.junit import _case
+from harness.results import Outcome, OutcomeWriter, Part, RunDir, Status, write_json
 
 
 def make_run(tmp_path: Path) -> RunDir:
@@ -128,3 +129,24 @@ def test_junit(tmp_path: Path) -> None:
     )
     one = JUnitXml.fromfile(str(run.junit("old")))
     assert [s.name for s in one] == ["old"]
+
+
+def test_junit_lists_the_parts_of_a_failure() -> None:
+    outcome = Outcome(
+        "r1",
+        "new",
+        "bcb/1",
+        "model:m",
+        Status.FAIL,
+        exc_type="AssertionError",
+        message="1 of 2 failed (TestCases.test_b): 1 != 2",
+        parts=(Part("TestCases.test_a", "pass"), Part("TestCases.test_b", "fail", "1 != 2")),
+    )
+    (fail,) = _case(outcome).result
+    assert fail.text.splitlines() == [
+        "1 of 2 failed (TestCases.test_b): 1 != 2",
+        "pass    TestCases.test_a",
+        "fail    TestCases.test_b: 1 != 2",
+    ]
+    assert Outcome.from_dict(outcome.to_dict()) == outcome
+    assert "parts" not in Outcome.from_dict({**outcome.to_dict(), "parts": []}).to_dict()

@@ -2,7 +2,8 @@
 
 CI systems render these natively: ``classname`` is the problem id, ``name`` the
 source (``reference`` or ``model:<name>``); a wrong result is a failure, any other
-way of not passing is an error, and a problem that does not apply is skipped.
+way of not passing is an error, and a problem that does not apply is skipped. An
+execution graded in parts (unit tests, session steps) lists them in its failure's text.
 """
 
 from __future__ import annotations
@@ -33,7 +34,12 @@ def _case(o: Outcome) -> TestCase:
     else:
         result = None
     if result is not None:
-        result.text = "\n".join(part for part in (o.message, o.traceback) if part)
+        graded = [
+            f"{p.status:7} {p.name}" + (f": {p.message}" if p.message else "") for p in o.parts
+        ]
+        result.text = "\n".join(
+            part for part in (o.message, "\n".join(graded), o.traceback) if part
+        )
         case.result = [result]
         if o.output:
             case.system_out = o.output
