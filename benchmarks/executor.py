@@ -2,6 +2,7 @@
 
     python benchmarks/executor.py                          # DS-1000 references + problems/
     python benchmarks/executor.py --limit 100 --jobs 1     # a quick look
+    python benchmarks/executor.py --every 5 --jobs 2       # every 5th problem: all libraries
 
 For each problem set and each ``-j``, in one run and one environment:
 
@@ -70,6 +71,9 @@ def main() -> int:
     parser.add_argument("--env-dir", default=str(ROOT / ".harness" / "envs"))
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--limit", type=int, help="only the first N problems of each set")
+    parser.add_argument(
+        "--every", type=int, default=1, help="every K-th problem (a sample across libraries)"
+    )
     parser.add_argument("--sets", nargs="+", default=["ds1000", "problems"])
     parser.add_argument("--modes", nargs="+", default=["fresh", "zygote", "floor"])
     parser.add_argument("--json", help="also write the raw numbers here")
@@ -94,7 +98,8 @@ def main() -> int:
     raw: dict[str, Any] = {}
     rows = []
     for name, problems in sets.items():
-        chosen = problems[: args.limit] if args.limit else problems
+        chosen = problems[:: args.every]
+        chosen = chosen[: args.limit] if args.limit else chosen
         executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
         for jobs in args.jobs:
             results = {
