@@ -34,7 +34,7 @@ from harness import (
 from harness import combos as combinatorics
 from harness.envs import EnvBuilder
 from harness.errors import HarnessError, UsageError
-from harness.libraries import lookup
+from harness.libraries import canonical, lookup
 from harness.problems import IDIOM_PREFIX, REFERENCE, Solution
 from harness.progress import reporter
 from harness.reports.markdown import render_changes
@@ -226,6 +226,14 @@ def _parser() -> argparse.ArgumentParser:
         choices=("full", "near"),
         default="full",
         help="bisect to the newest release (full), or only around the claimed one (near)",
+    )
+    val.add_argument(
+        "--near",
+        action="append",
+        default=[],
+        metavar="LIBRARY",
+        help="bisect only around the claimed release for this library (repeatable): for "
+        "libraries whose every release costs gigabytes, such as torch",
     )
     val.add_argument(
         "--write-table", metavar="README", help="write the result table into this file"
@@ -558,7 +566,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         builder = EnvBuilder(Path(args.env_dir).absolute(), index)
         lab = bisection.Lab(builder, RunOptions(jobs=args.jobs), log=progress.log)
         facts = validate.ReleaseFacts(index, pythons)
-        checks = bisection.drive(lab, [validate.validate(p, facts, args.span) for p in chosen])
+        near = {canonical(name) for name in args.near}
+        checks = bisection.drive(
+            lab,
+            [
+                validate.validate(p, facts, "near" if p.library in near else args.span)
+                for p in chosen
+            ],
+        )
     for c in checks:
         mark = "ok  " if c.ok else "FAIL"
         print(

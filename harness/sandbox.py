@@ -527,6 +527,7 @@ _ALLOWED_TOPS = frozenset(
         "enum",
         "uuid",
         "functools",
+        "itertools",
         "array",
     }
 )
@@ -744,6 +745,36 @@ def _report_json(value: Any) -> str:
     return _quote(_str(value))
 
 
+def _freeze_ticks(figure: Any) -> None:
+    """Replace tick formatters and locators that cannot be pickled (a ``FuncFormatter``
+    around a lambda) by fixed ones showing the same ticks and labels, as drawn."""
+    import importlib
+
+    ticker = importlib.import_module("matplotlib.ticker")  # loaded: pyplot made the figure
+    figure.canvas.draw()
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            for major in (True, False):
+                formatter = axis.get_major_formatter() if major else axis.get_minor_formatter()
+                locator = axis.get_major_locator() if major else axis.get_minor_locator()
+                try:
+                    _pickle_dumps((formatter, locator), protocol=4)
+                    continue
+                except Exception:
+                    pass
+                ticks = axis.get_major_ticks() if major else axis.get_minor_ticks()
+                locations = axis.get_majorticklocs() if major else axis.get_minorticklocs()
+                labels = [t.label1.get_text() for t in ticks][: len(locations)]
+                fixed_locator = ticker.FixedLocator(locations)
+                fixed_formatter = ticker.FixedFormatter(labels)
+                if major:
+                    axis.set_major_locator(fixed_locator)
+                    axis.set_major_formatter(fixed_formatter)
+                else:
+                    axis.set_minor_locator(fixed_locator)
+                    axis.set_minor_formatter(fixed_formatter)
+
+
 def _outputs(env: dict[str, Any]) -> Json:
     """What the solution assigned, pickled value by value; the open figures too."""
     values, skipped = {}, {}
@@ -766,10 +797,18 @@ def _outputs(env: dict[str, Any]) -> Json:
         if numbers:
             current = pyplot.gcf().number
         for number in numbers:
+            figure = pyplot.figure(number)
             try:
-                figures.append(_encode(pyplot.figure(number)))
+                figures.append(_encode(figure))
             except Exception as exc:
-                skipped["<figure %d>" % number] = "%s: %s" % (type(exc).__name__, str(exc)[:200])
+                try:
+                    _freeze_ticks(figure)
+                    figures.append(_encode(figure))
+                except Exception:
+                    skipped["<figure %d>" % number] = "%s: %s" % (
+                        type(exc).__name__,
+                        str(exc)[:200],
+                    )
     return {
         "kind": "ok",
         "values": values,
@@ -847,6 +886,7 @@ class Guard:
         self.recorder = recorder
         self.engaged = False  # whether the check ran the solution at all
         self.unguarded = ""  # why the solution ran beside its check, if it did
+        self.lost: list[str] = []  # what the solution made that could not come back
         self._lines = [line.strip() for line in solution.splitlines() if line.strip()]
         self._exec = builtins.exec
 
@@ -1026,6 +1066,9 @@ class Guard:
                 "TransportError",
                 "the solution's result could not be sent back: %s" % skipped["result"],
             )
+        for name in sorted(k for k in skipped if k.startswith("<figure")):
+            # The check will not see it: say why, so a failure that follows reads right.
+            self.lost.append("%s could not be sent back: %s" % (name.strip("<>"), skipped[name]))
         figures = report.get("figures", [])
         pyplot = sys.modules.get("matplotlib.pyplot")
         if pyplot is not None:

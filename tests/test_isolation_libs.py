@@ -148,3 +148,31 @@ def test_configured_fresh_library_is_not_forked(
     assert outcomes[0]["status"] == "pass"
     assert info["fresh_only"] == {"tensorflow": "configured to run in a fresh interpreter"}
     assert "tensorflow" not in info["preloaded"]
+
+
+FIGURE_CONTEXT = textwrap.dedent("""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    def test_execution(solution):
+        exec(solution, {"plt": plt})
+        labels = [t.get_text() for t in plt.gca().get_yticklabels()]
+        assert labels and all(label.endswith("%") for label in labels), labels
+""")
+
+
+@pytest.mark.parametrize("isolation", ["zygote", "fresh"])
+def test_a_figure_with_a_lambda_comes_back_from_an_untrusted_solution(
+    env: EnvInfo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolation: str
+) -> None:
+    # A FuncFormatter around a lambda cannot be pickled; the guard sends the figure back
+    # with the ticks and labels the solution drew (as DS-1000's ds1000/595 needs).
+    monkeypatch.setattr(test_envside, "ISOLATION", isolation)
+    solution = (
+        "plt.plot([0, 1], [0.1, 0.9])\n"
+        "plt.gca().yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f'{y:.0%}'))"
+    )
+    (outcome,) = test_envside.run_batch(
+        tmp_path, [solution], context=FIGURE_CONTEXT, python=str(env.python_exe), trusted=False
+    )
+    assert (outcome["status"], outcome.get("note", "")) == ("pass", ""), outcome

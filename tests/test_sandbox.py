@@ -11,6 +11,7 @@ import collections
 import datetime as dt
 import decimal
 import functools
+import itertools
 import pickle
 from pathlib import Path
 
@@ -87,6 +88,12 @@ def test_plain_values_round_trip(value: object) -> None:
             assert isinstance(got, functools.partial) and got("101") == 5
         else:
             assert got == value
+
+
+def test_iterators_round_trip() -> None:
+    # Matplotlib's figures hold an itertools.count (their artists' ids)
+    counter = safe_loads(pickle.dumps(itertools.count(3), protocol=4))
+    assert next(counter) == 3
 
 
 def test_private_classmethod_reconstructors_are_allowed() -> None:
