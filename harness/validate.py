@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,11 @@ def _companions(problem: Problem, package: str) -> dict[str, str]:
     NumPy (and SciPy under scikit-learn), which every library here is compiled against."""
     own = {package, "tensorflow"} if package == "tensorflow-cpu" else {package}
     modules = [*problem.requires, "numpy", *(["scipy"] if package == "scikit-learn" else [])]
-    return {distribution(m): "" for m in modules if distribution(m) not in own}
+    return {
+        distribution(m): ""
+        for m in modules
+        if distribution(m) not in own and m not in sys.stdlib_module_names  # io, os: no wheel
+    }
 
 
 class ReleaseFacts:

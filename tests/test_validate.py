@@ -97,3 +97,12 @@ def test_sample_takes_the_first_of_each_library() -> None:
     picked = validate.sample(suite, 1)
     assert len({p.library for p in picked}) == len(picked)
     assert {p.library for p in picked} == {p.library for p in suite}
+
+
+def test_standard_library_imports_are_not_companions() -> None:
+    loaded = problems.load_problems([ROOT / "problems"])
+    table = next(p for p in loaded if p.id == "problems/pandas/whitespace-table")
+    assert "io" in table.requires
+    companions = validate._companions(table, "pandas")
+    assert "io" not in companions
+    assert "numpy" in companions
