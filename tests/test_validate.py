@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from packaging.version import Version
 
 from harness import bisection, problems, validate
@@ -106,3 +110,33 @@ def test_standard_library_imports_are_not_companions() -> None:
     companions = validate._companions(table, "pandas")
     assert "io" not in companions
     assert "numpy" in companions
+
+
+# One problem of each library, validated in real environments (the whole suite is
+# `nox -s validate-problems`): the cheapest of each, by the trials a full run needed.
+SAMPLE = (
+    "problems/numpy/stack-rows",
+    "problems/pandas/cell-lengths",
+    "problems/scipy/spherical-harmonic",
+    "problems/scikit-learn/multinomial-logistic",
+    "problems/matplotlib/horizontal-violins",
+    "problems/torch/attention-math-backend",
+    "problems/tensorflow/cosine-decay-schedule",
+)
+
+
+@pytest.mark.network
+def test_one_problem_per_library_holds_in_real_environments(tmp_path: Path) -> None:
+    assert {p.split("/")[1] for p in SAMPLE} == {
+        "numpy", "pandas", "scipy", "scikit-learn", "matplotlib", "torch", "tensorflow"
+    }  # fmt: skip
+    report = tmp_path / "validation.json"
+    args = [a for p in SAMPLE for a in ("--problem-id", p)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "validate-problems", *args, "--span", "near",
+         "-j", "2", "--json", str(report)],
+        capture_output=True, text=True, cwd=ROOT, check=False, timeout=3000,
+    )  # fmt: skip
+    checks = json.loads(report.read_text()) if report.exists() else []
+    assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-3000:])
+    assert {c["problem_id"]: c["ok"] for c in checks} == dict.fromkeys(SAMPLE, True)
