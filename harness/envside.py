@@ -997,6 +997,9 @@ def floor(batch: Json, emit: Callable[[int, Json], None]) -> None:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the worker
             os.close(read_fd)
+            # files the programs write (DS-1000's figures) go to a scratch directory,
+            # not wherever the benchmark was started
+            os.chdir(tempfile.mkdtemp(prefix="harness-floor-"))
             with os.fdopen(write_fd, "w") as out:
                 for index, spec in executions[worker::jobs]:
                     problem = batch["problems"][spec["problem"]]
