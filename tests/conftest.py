@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +12,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_harness(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """``python -m harness ARGS`` in ``cwd``; with ``check``, it must succeed."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=1800,
+    )
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
 DS1000_DIR = Path(os.environ.get("DS1000_DIR", ROOT.parent / "shared" / "data" / "ds1000"))
 DS1000_FILE = DS1000_DIR / "ds1000.jsonl.gz"
 

@@ -22,24 +22,14 @@ import pytest
 
 from harness import workspace
 from harness.results import repair_outcomes
+from tests.conftest import ROOT, run_harness
 from tests.test_results import outcome as make_outcome
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def harness(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=1800,
-    )
-    if check:
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+    return run_harness(*args, cwd=cwd, check=check)
 
 
 # -- a results file cut by a kill ------------------------------------------------------

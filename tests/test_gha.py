@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
-import subprocess
 import sys
 import textwrap
 from contextlib import closing
@@ -16,23 +15,14 @@ import pytest
 from harness import gha, history, releases
 from harness.spec import Combo, LibrarySpec, VersionKind
 from harness.versions import Index
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_harness
 from tests.indexserver import IndexServer, wheel
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
 def harness(*args: str, cwd: Path) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout
+    return run_harness(*args, cwd=cwd).stdout
 
 
 def test_plan_one_job_per_combo_and_shard() -> None:

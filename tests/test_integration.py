@@ -14,23 +14,14 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml
 
-from tests.conftest import DS1000_FILE, ROOT, needs_ds1000
+from tests.conftest import DS1000_FILE, ROOT, needs_ds1000, run_harness
 
 pytestmark = pytest.mark.network
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
 def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+    return run_harness(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
