@@ -35,7 +35,8 @@ from harness.versions import Index, IndexUnavailableError
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-ENVSIDE = Path(__file__).with_name("envside.py")
+# the env side's launcher, run by each combo's interpreter (never imported here)
+ENVSIDE = Path(__file__).parent / "envside" / "__main__.py"
 READY_MARKER = ".harness-ready"
 # Never compile these from source: a sdist of numpy or torch on a CI runner means
 # an hour of compiling or a failure; a missing wheel should be a clear env_error.

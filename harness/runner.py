@@ -1,7 +1,7 @@
 """Host side of execution: hand one combo's batch to its env-side runner, stream outcomes back.
 
 The host never imports the libraries under test. It writes a batch file (problem
-contexts once, then the executions that refer to them), starts ``envside.py run``
+contexts once, then the executions that refer to them), starts the env side's ``run``
 with the combo's interpreter, and turns each protocol line into an :class:`Outcome`
 appended to the combo's results file the moment it arrives.
 """

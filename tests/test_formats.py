@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from harness import answers, formats, problems
+from harness.envside import formatlib
 from harness.errors import ProblemError
-from harness.formats import bigcodebench, cibench, envlib
+from harness.formats import bigcodebench, cibench
 from tests.conftest import ROOT
 
 SAMPLES = ROOT / "tests" / "data" / "formats"
@@ -189,7 +190,7 @@ def test_session_answers_must_be_code(tmp_path: Path) -> None:
     ],
 )
 def test_outputs_that_match(actual: str, expected: str) -> None:
-    assert envlib.harness_compare_output(actual, expected) == ""
+    assert formatlib.harness_compare_output(actual, expected) == ""
 
 
 @pytest.mark.parametrize(
@@ -202,23 +203,23 @@ def test_outputs_that_match(actual: str, expected: str) -> None:
     ],
 )
 def test_outputs_that_differ(actual: str, expected: str, reason: str) -> None:
-    assert envlib.harness_compare_output(actual, expected) == reason
+    assert formatlib.harness_compare_output(actual, expected) == reason
 
 
 def test_a_cell_shows_its_stdout_then_its_last_value() -> None:
     namespace: dict[str, Any] = {}
-    assert envlib.harness_run_cell("x = 2\nprint('hi')\nx * 21", namespace) == "hi\n42\n"
-    assert envlib.harness_run_cell("x + 1;", namespace) == ""  # a ';' hides the value
-    assert envlib.harness_run_cell("y = x", namespace) == ""
+    assert formatlib.harness_run_cell("x = 2\nprint('hi')\nx * 21", namespace) == "hi\n42\n"
+    assert formatlib.harness_run_cell("x + 1;", namespace) == ""  # a ';' hides the value
+    assert formatlib.harness_run_cell("y = x", namespace) == ""
     assert namespace["y"] == 2
 
 
 def test_the_verdict_is_the_worst_part() -> None:
     passing = [{"name": "a", "status": "pass"}]
-    envlib.harness_verdict(passing)
-    assert passing == envlib.HARNESS_PARTS
+    formatlib.harness_verdict(passing)
+    assert passing == formatlib.HARNESS_PARTS
     with pytest.raises(AttributeError, match="no attribute 'product'"):
-        envlib.harness_verdict(
+        formatlib.harness_verdict(
             [
                 {"name": "a", "status": "fail", "message": "1 != 2"},
                 {
@@ -230,15 +231,15 @@ def test_the_verdict_is_the_worst_part() -> None:
             ]
         )
     with pytest.raises(AssertionError, match=r"^1 of 2 failed \(a\): 1 != 2$"):
-        envlib.harness_verdict(
+        formatlib.harness_verdict(
             [{"name": "a", "status": "fail", "message": "1 != 2"}, {"name": "b", "status": "pass"}]
         )
     with pytest.raises(RuntimeError, match="LinAlgError: singular"):
-        envlib.harness_verdict(
+        formatlib.harness_verdict(
             [{"name": "a", "status": "error", "type": "LinAlgError", "message": "singular"}]
         )
     with pytest.raises(AssertionError, match="nothing was graded"):
-        envlib.harness_verdict([])
+        formatlib.harness_verdict([])
 
 
 def test_the_env_library_runs_on_python_3_8(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import runner, sandbox
+from harness import runner
+from harness.envside import sandbox
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.network

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import SafeUnpickler, _words, hideable, safe_loads
+from harness.envside.sandbox import hideable
+from harness.envside.transport import SafeUnpickler, _words, safe_loads
 
 
 def global_(module: str, name: str) -> bytes:

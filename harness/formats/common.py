@@ -1,20 +1,20 @@
-"""Helpers the format loaders share: the env-side library text, field checks, libraries."""
+"""Helpers the format loaders share: the contexts' preamble, field checks, libraries."""
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import Any
 
 from harness.errors import ProblemError
 from harness.libraries import canonical, lookup
 
-ENVLIB = (Path(__file__).parent / "envlib.py").read_text(encoding="utf-8")
+# The env side runs every context with its own package loaded under this name.
+PREAMBLE = "from _harness_envside.formatlib import *  # the formats' env-side helpers"
 
 
 def context(*sections: str) -> str:
-    """A context: the env-side library, then the format's own code."""
-    return "\n\n".join([ENVLIB, *sections])
+    """A context: the env-side helpers, then the format's own code."""
+    return "\n\n".join([PREAMBLE, *sections])
 
 
 class Row:

@@ -31,7 +31,7 @@ _RTOL, _ATOL = {rtol!r}, {atol!r}
 def test_execution(solution):
     namespace = {{"__name__": "__main__"}}
     for number, cell in enumerate(_CELLS, start=1):
-        _harness_exec(compile(cell, "<cell %d>" % number, "exec"), namespace)
+        exec(compile(cell, "<cell %d>" % number, "exec"), namespace)  # a code object: runs here
     namespace.update(_HARNESS_SOLUTION=solution, _harness_run_cell=harness_run_cell)
     exec(HARNESS_RUNS_SOLUTION + _DRIVER, namespace)
     output = namespace.get("_harness_output")

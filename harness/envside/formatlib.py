@@ -1,8 +1,8 @@
-"""What every generated context holds, env-side: its text is pasted at the top of each.
+"""What the generated contexts of the formats use, env-side: each context starts with
+``from _harness_envside.formatlib import *``.
 
-Standard library only, Python 3.8+, like ``envside.py``. The functions here run in the
-check's process (the verdict, the comparison) or are handed to a driver that runs apart
-with the solution (``harness_run_cell``).
+The functions here run in the check's process (the verdict, the comparison) or are
+handed to a driver that runs apart with the solution (``harness_run_cell``).
 """
 
 from __future__ import annotations
@@ -10,11 +10,20 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Any as _Any
 
-# Must equal sandbox.RUNS_SOLUTION: a program starting with it runs apart, like a solution.
-HARNESS_RUNS_SOLUTION = "# harness: runs the solution\n"
+from .protocol import RUNS_SOLUTION as HARNESS_RUNS_SOLUTION
+
+__all__ = [
+    "HARNESS_PARTS",
+    "HARNESS_RUNS_SOLUTION",
+    "harness_compare_output",
+    "harness_error_part",
+    "harness_run_cell",
+    "harness_verdict",
+]
+
+# A program starting with HARNESS_RUNS_SOLUTION runs apart, like a solution.
 # The graded parts of this execution, read by the env-side runner when the check ends.
 HARNESS_PARTS: list[dict[str, _Any]] = []
-_harness_exec = _builtins.exec  # the context's own code runs here, never apart
 
 
 def harness_run_cell(source: str, namespace: dict[str, _Any]) -> str:

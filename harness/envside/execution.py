@@ -1,0 +1,298 @@
+"""One program in one process: run it, record its warnings, describe how it ended.
+
+``execute`` runs in the execution's own process (forked from a zygote, or a fresh
+interpreter); ``prepare`` puts that process in its sandbox first, and ``report`` hands
+the outcome to the scheduler through a pipe and leaves at once.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from typing import TYPE_CHECKING, Any, TextIO
+
+from . import guard, sandbox
+from .protocol import HERE, MAX_MESSAGE, MAX_TRACEBACK, MAX_WARNINGS, PART_STATUSES, qualified
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from .protocol import Json
+
+_TRACKED = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
+class WarningRecorder:
+    """Records each distinct deprecation-type warning the program raises.
+
+    Warnings raised while a module is being imported are left out: they belong to
+    the environment (a library's import), not to the program, and are reported once
+    per environment by ``probe``. Leaving them out also makes the record the same
+    whether the libraries were imported by this process or inherited.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, str]] = []
+        self._seen: set[tuple[str, str, str]] = set()
+        self._previous = warnings.showwarning
+
+    def install(self) -> None:
+        for category in _TRACKED:
+            warnings.filterwarnings("always", category=category)
+        warnings.showwarning = self.show
+
+    def show(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if not tracked(category):
+            self._previous(message, category, filename, lineno, file, line)
+            return
+        issuer = None
+        frame: FrameType | None = sys._getframe(1)  # noqa: SLF001 - the only way to see the issuer
+        while frame is not None:
+            code_file = frame.f_code.co_filename
+            if code_file.startswith("<frozen importlib"):
+                return  # raised by a module's import: environment, not program
+            if issuer is None and not code_file.startswith(HERE):
+                name = frame.f_globals.get("__name__", "") or ""
+                top = name.split(".")[0]
+                if top in _WRAPPERS:
+                    if top != "warnings":
+                        issuer = _wrapped_module(frame)
+                else:
+                    issuer = _module_label(name, code_file)
+            frame = frame.f_back
+        if str(message).startswith("invalid escape sequence"):
+            issuer = "<python>"  # the compiler's, about source text, whoever compiled it
+        self.add(
+            {
+                "category": qualified(category),
+                "message": str(message)[:MAX_MESSAGE],
+                "module": issuer or "<unknown>",
+            }
+        )
+
+    def add(self, record: dict[str, str]) -> None:
+        """Keep ``record`` unless an equal one is kept already (or the list is full)."""
+        key = (record["category"], record["message"], record["module"])
+        if key not in self._seen and len(self.items) < MAX_WARNINGS:
+            self._seen.add(key)
+            self.items.append(record)
+
+
+def tracked(category: type[Warning]) -> bool:
+    """Deprecation-type warnings, also those outside the hierarchy (numpy's
+    ``VisibleDeprecationWarning`` is a ``UserWarning``)."""
+    return issubclass(category, _TRACKED) or category.__name__.endswith("DeprecationWarning")
+
+
+def _module_label(name: str, code_file: str) -> str:
+    if code_file == "<string>":
+        return "<solution>"
+    if code_file == "<program>":
+        return "<context>"
+    if code_file in ("<setup>", "<check>"):
+        return code_file
+    return name or code_file
+
+
+# Modules whose frames only pass a warning on for someone else: a deprecation decorator
+# (``typing_extensions.deprecated``) calls warnings.warn before the decorated function.
+_WRAPPERS = (
+    "warnings",
+    "typing_extensions",
+    "functools",
+    "contextlib",
+    "deprecated",
+    "deprecation",
+)
+
+
+def _wrapped_module(frame: FrameType) -> str | None:
+    """The module of the function a wrapper frame stands for, read from its locals."""
+    for value in list(frame.f_locals.values()):
+        module = getattr(value, "__module__", None)
+        if callable(value) and isinstance(module, str) and module.split(".")[0] not in _WRAPPERS:
+            return module
+    return None
+
+
+def build_program(context: str, solution: str) -> str:
+    """DS-1000's grading program: the context, then its tests on the solution."""
+    program = context + "\ncode = " + repr(solution) + "\ntest_execution(code)\n"
+    if "def test_string(" in context:
+        program += "test_string(code)\n"
+    return program
+
+
+def execute(payload: Json) -> Json:
+    """Run one program in this process and describe how it ended.
+
+    For untrusted solutions the program's ``exec`` is the guard's: the solution runs in
+    a sandboxed child and only what it assigned comes back to be checked here.
+    """
+    recorder = WarningRecorder()
+    recorder.install()
+    namespace: Json = {"__name__": "__main__", "__builtins__": builtins}
+    apart = None
+    if payload.get("untrusted"):
+        apart = guard.Guard(
+            payload["solution"],
+            close_fds=[payload.get("result_fd", -1)],
+            sandboxed=bool(payload.get("sandboxed")),
+            limits=payload.get("limits") or {},
+            recorder=recorder,
+        )
+        namespace["__builtins__"] = apart.builtins()
+    status = "pass"
+    exc_type = None
+    message = ""
+    tb = ""
+    start = time.perf_counter()
+    try:
+        code = compile(build_program(payload["context"], payload["solution"]), "<program>", "exec")
+        exec(code, namespace)
+    except AssertionError as exc:
+        status, exc_type, message, tb = "fail", qualified(type(exc)), str(exc), _tb(exc)
+    except guard.RemoteError as exc:
+        # raised by the solution in its own process, under a name only it knows
+        status, exc_type, message = "error", exc.qualified, str(exc)
+        tb = exc.remote_traceback
+    except BaseException as exc:
+        status, exc_type, message, tb = "error", qualified(type(exc)), str(exc), _tb(exc)
+    parts = _parts(namespace.get("HARNESS_PARTS"))
+    note = ""
+    if apart is not None:
+        if apart.lost:
+            note = "; ".join(apart.lost)
+        if apart.unguarded:
+            note = "ran beside its check: %s" % apart.unguarded
+        elif not apart.engaged and status == "pass":
+            # The check ran the solution some way other than exec() of a string, so it
+            # ran in this process, next to the check: not a pass we can vouch for.
+            status, exc_type = "error", "GuardError"
+            message = (
+                "the check never ran the solution through exec(), so it could not be run apart"
+            )
+    return {
+        "status": status,
+        "note": note,
+        "parts": parts,
+        "exc_type": exc_type,
+        "message": message[:MAX_MESSAGE],
+        "traceback": tb,
+        "program_s": time.perf_counter() - start,
+        "warnings": recorder.items,
+    }
+
+
+def _parts(declared: Any) -> list[Json]:
+    """The graded pieces a context recorded in ``HARNESS_PARTS`` (unit tests, session
+    steps): a list of {name, status, message}; anything else there is ignored."""
+    if not isinstance(declared, list):
+        return []
+    return [
+        {
+            "name": str(item.get("name", ""))[:200],
+            "status": item["status"],
+            "message": str(item.get("message", ""))[:500],
+        }
+        for item in declared[:500]
+        if isinstance(item, dict) and item.get("status") in PART_STATUSES
+    ]
+
+
+def _tb(exc: BaseException) -> str:
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(HERE)
+    ][-4:]
+    lines = ["%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames]
+    return "\n".join(lines)[-MAX_TRACEBACK:]
+
+
+def _limit_memory(megabytes: int | None) -> None:
+    if not megabytes:
+        return
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return
+    limit = megabytes * 1024 * 1024
+    # RLIMIT_DATA counts heap and private anonymous maps but not shared libraries,
+    # so it caps what a solution allocates without breaking torch's or TF's imports.
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+# Bound once, at start: the program may patch ``json`` or ``os`` in its own process,
+# and the report of how it ended must not depend on what it patched.
+_dumps = json.dumps
+_write = os.write
+_exit = os._exit
+
+
+def report(result_fd: int, outcome: Json) -> None:
+    """Hand the outcome to the runner and leave at once."""
+    data = _dumps(outcome).encode("utf-8")
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):  # a program may have closed its streams
+            stream.flush()
+    with contextlib.suppress(OSError):
+        while data:
+            data = data[_write(result_fd, data) :]
+    # Skip interpreter shutdown: threads and atexit hooks the program left behind
+    # must not keep the process alive once its outcome is known.
+    _exit(0)
+
+
+def fresh_child_main(result_fd: int, parent: int) -> None:
+    """``exec FD PARENT``: one execution in a brand-new interpreter."""
+    sandbox.die_with_parent(parent)
+    payload = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    prepare(payload, os.getcwd(), result_fd)
+    report(result_fd, execute(payload))
+
+
+def prepare(payload: Json, workdir: str, result_fd: int) -> None:
+    """Everything an execution's process does before the program: sandbox, temp dir, limits."""
+    for cgroup in payload.get("cgroups", []):
+        sandbox.join_cgroup(cgroup)
+    if payload.get("sandboxed"):
+        sandbox.enter(workdir, payload.get("hide"))
+    tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox
+    os.environ["TMPDIR"] = workdir
+    payload["result_fd"] = result_fd
+    _limit_memory(payload.get("memory_mb"))
+
+
+def reset_after_fork() -> None:
+    """Give the child what a fresh interpreter would have: fresh random seeds, default signals."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(
+                signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler
+            )
+    # ``random`` reseeds itself after fork; the libraries' global generators do not.
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        with contextlib.suppress(Exception):
+            numpy.random.seed()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        with contextlib.suppress(Exception):
+            torch.seed()

@@ -1,0 +1,391 @@
+"""The sandbox of an execution: namespaces, read-only mounts, cgroups, limits.
+
+Runs under the combo's interpreter (standard library only, Linux, Python 3.8+). The
+execution's process gets its own mount, network, IPC and UTS namespaces. Its
+filesystem is the host's, read-only, except its temporary working directory and a
+private ``/dev/shm``; it has no network interface but a loopback that is down. Root
+creates the namespaces directly; anyone else through a user namespace, where the kernel
+allows it. Untrusted solutions go further, in a child of their own (``guard``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import platform
+import signal
+import sys
+from typing import Any
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 24, 28, 38
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
+# SECBIT_NOROOT | _LOCKED | SECBIT_NO_SETUID_FIXUP | _LOCKED | SECBIT_KEEP_CAPS_LOCKED
+_SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20
+_CAPSET = {"x86_64": 126, "aarch64": 91}  # syscall numbers of capset
+
+
+class SandboxError(OSError):
+    """The sandbox could not be set up; the message says which step."""
+
+
+_libc: Any = None
+
+
+def libc() -> Any:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise SandboxError(errno, "%s: %s" % (what, os.strerror(errno)))
+
+
+def _mount(
+    source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
+    _check(
+        libc().mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        "mount %s" % target,
+    )
+
+
+def set_subreaper() -> None:
+    """Orphans of our descendants become our children, so none can outlive its execution."""
+    with contextlib.suppress(Exception):
+        libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _pdeathsig_only() -> None:
+    """die_with_parent for pid 1 of a new namespace, whose parent is outside it (ppid 0)."""
+    with contextlib.suppress(Exception):
+        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def die_with_parent(parent: int) -> None:
+    """Be killed when ``parent`` (our parent's pid, read before we were forked) dies.
+
+    Chained from the host's runner down to each solution, this means that killing the
+    run (even with SIGKILL) ends every execution it started, however it was going.
+    """
+    with contextlib.suppress(Exception):
+        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it died before we asked
+        os._exit(70)
+
+
+# -- entering the sandbox -------------------------------------------------------------
+
+
+def _mount_points() -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo") as fh:
+        for line in fh:
+            fields = line.split()
+            if len(fields) > 4:
+                points.append(fields[4].encode().decode("unicode_escape"))
+    return points
+
+
+def hideable(paths: list[str], needed: list[str]) -> tuple[list[str], list[str]]:
+    """Which of ``paths`` to cover: (directories, files). A directory that holds
+    something the execution needs (its working directory, the interpreter) cannot be
+    covered; the files named inside it are covered one by one instead."""
+    needed = [os.path.realpath(n) for n in needed]
+    directories: list[str] = []
+    files: list[str] = []
+    for path in dict.fromkeys(os.path.realpath(p) for p in paths):
+        if os.path.isdir(path):
+            if not any(n == path or n.startswith(path.rstrip("/") + "/") for n in needed):
+                directories.append(path)
+        elif os.path.isfile(path):
+            files.append(path)
+    inside = [d for d in directories if any(d.startswith(o + "/") for o in directories)]
+    directories = [d for d in directories if d not in inside]
+    files = [f for f in files if not any(f.startswith(d + "/") for d in directories)]
+    return directories, files
+
+
+def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> None:
+    """Put this process in its own mount, network, IPC and UTS namespaces, with a
+    read-only filesystem but ``workdir`` and a private /dev/shm.
+
+    ``hide`` names files and directories the execution must not even read (the problems
+    with their reference solutions, the results of other runs): each is covered by an
+    empty directory or an empty file.
+    """
+    workdir = os.path.realpath(workdir)
+    directories, files = hideable(
+        list(hide or []), [workdir, sys.prefix, sys.base_prefix, sys.executable, __file__]
+    )
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    uid, gid = os.getuid(), os.getgid()
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    _check(libc().unshare(flags), "unshare")
+    if uid != 0:
+        # Become root inside the new user namespace, mapped to ourselves outside.
+        with open("/proc/self/setgroups", "w") as fh:
+            fh.write("deny")
+        with open("/proc/self/uid_map", "w") as fh:
+            fh.write("0 %d 1" % uid)
+        with open("/proc/self/gid_map", "w") as fh:
+            fh.write("0 %d 1" % gid)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount(workdir, workdir, None, MS_BIND | MS_REC)
+    _mount("/", "/", None, MS_BIND | MS_REC)
+    os.chdir("/")
+    os.chroot(".")
+    for directory in directories:
+        _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+    for path in files:
+        _mount("/dev/null", path, None, MS_BIND)
+    # Every mount read-only but the working directory, /proc (remounted per pid
+    # namespace) and /dev, whose device nodes read-only would not stop a write.
+    keep = (workdir, "/proc", "/dev")
+    for point in sorted(set(_mount_points()), key=len):
+        if any(point == k or point.startswith(k + "/") for k in keep):
+            continue
+        with contextlib.suppress(SandboxError):
+            _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+    if uid == 0:
+        _minimal_dev()
+    with contextlib.suppress(SandboxError):
+        _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
+    os.chdir(workdir)
+
+
+# The devices a program may use; a root process keeps write access to every other
+# node it owns (disks, loop devices) even without capabilities, so they are left out.
+_DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9)}
+_DEV_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+}
+
+
+def _minimal_dev() -> None:
+    import stat
+
+    _mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
+    for name, (major, minor) in _DEVICES.items():
+        os.mknod("/dev/" + name, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+    for name, target in _DEV_LINKS.items():
+        os.symlink(target, "/dev/" + name)
+    os.mkdir("/dev/shm", 0o1777)
+    os.mkdir("/dev/pts", 0o755)
+
+
+def new_pid_space() -> None:
+    """The next child is pid 1 of a new namespace: it sees nothing else, and when it ends
+    every process it started ends with it.
+
+    A mount namespace of its own too: the /proc that pid 1 mounts for its namespace must
+    not replace the caller's, whose processes would vanish from it (TensorFlow aborts
+    when ``/proc/self/exe`` does not resolve)."""
+    _check(libc().unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare pid")
+
+
+# Parts of /proc that reach the kernel or other machines' state: read-only, or hidden.
+_PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
+_PROC_HIDDEN = ("kcore", "keys", "timer_list", "sched_debug", "kmsg")
+
+
+def as_pid_one() -> None:
+    """In pid 1 of a new namespace: a /proc that shows only it, and changes nothing."""
+    with contextlib.suppress(SandboxError):
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in _PROC_READ_ONLY:
+        path = "/proc/" + name
+        if os.path.exists(path):
+            with contextlib.suppress(SandboxError):
+                _mount(path, path, None, MS_BIND | MS_REC)
+                _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+    for name in _PROC_HIDDEN:
+        path = "/proc/" + name
+        if os.path.exists(path):
+            with contextlib.suppress(SandboxError):
+                _mount("/dev/null", path, None, MS_BIND)
+
+
+def drop_privileges() -> None:
+    """No capabilities, now or after any exec; no setuid gains."""
+    c = libc()
+    _check(c.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    for cap in range(64):
+        c.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # past the last capability, EINVAL: fine
+    c.prctl(PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)
+    number = _CAPSET.get(platform.machine())
+    if number is None:
+        raise SandboxError(0, "cannot drop capabilities on %s" % platform.machine())
+    header = ctypes.create_string_buffer(b"\x22\x05\x08\x20" + b"\x00" * 4)  # v3, this pid
+    data = ctypes.create_string_buffer(24)
+    _check(c.syscall(number, header, data), "capset")
+
+
+def limit(fsize_mb: int, nproc: int, nofile: int = 4096) -> None:
+    import resource
+
+    limits = [
+        ("RLIMIT_FSIZE", fsize_mb * 1024 * 1024),
+        ("RLIMIT_NOFILE", nofile),
+        ("RLIMIT_CORE", 0),
+    ]
+    if nproc > 0:
+        limits.append(("RLIMIT_NPROC", nproc))
+    for name, value in limits:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def tasks_of_this_user() -> int:
+    """Processes and threads of our real user: what RLIMIT_NPROC counts."""
+    uid = str(os.getuid())
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError), open("/proc/%s/status" % entry) as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+                if fields.get("Uid", "").split()[:1] == [uid]:
+                    count += int(fields.get("Threads", "1"))
+    return count
+
+
+# -- cgroups: a cap on tasks where RLIMIT_NPROC has none (root), a fair share of CPU ----
+
+_PIDS_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # cgroup v1, then v2
+_CPU_ROOTS = ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct")  # v1 (v2: same as pids)
+
+
+def _new_cgroup(roots: tuple[str, ...], name: str, settings: dict[str, str]) -> str | None:
+    for root in roots:
+        path = os.path.join(root, name)
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            for key, value in settings.items():
+                with open(os.path.join(path, key), "w") as fh:
+                    fh.write(value)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+        else:
+            return path
+    return None
+
+
+def execution_cgroups(name: str, max_tasks: int) -> list[str]:
+    """New cgroups for one execution: at most ``max_tasks`` tasks (RLIMIT_NPROC does
+    not bind root), and a CPU share of its own, so that a fork bomb starves nobody but
+    itself. Empty where we may not make cgroups."""
+    made = []
+    pids = _new_cgroup(_PIDS_ROOTS, name, {"pids.max": str(max_tasks)})
+    if pids:
+        made.append(pids)
+        if os.path.dirname(pids) not in _PIDS_ROOTS[1:]:  # v1: cpu is a hierarchy of its own
+            cpu = _new_cgroup(_CPU_ROOTS, name, {})
+            if cpu:
+                made.append(cpu)
+    return made
+
+
+def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
+    """Remove the empty cgroups a killed run left behind (it could not release them).
+
+    Only ones untouched for ``older_than_s``: a run starting beside this one may have
+    made a cgroup its execution has not joined yet. A cgroup with processes in it cannot
+    be removed, so a live execution's never is."""
+    import time
+
+    removed = 0
+    now = time.time()
+    for root in _PIDS_ROOTS + _CPU_ROOTS:
+        try:
+            names = [n for n in os.listdir(root) if n.startswith(prefix)]
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            try:
+                if now - os.stat(path).st_mtime < older_than_s:
+                    continue
+                os.rmdir(path)
+                removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+def join_cgroup(path: str) -> None:
+    with open(os.path.join(path, "cgroup.procs"), "w") as fh:
+        fh.write(str(os.getpid()))
+
+
+def release_cgroup(path: str) -> bool:
+    """Kill whatever is still in the cgroup, then remove it; False while it cannot be
+    removed yet (its last processes are still exiting): call again later."""
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as fh:
+            pids = [int(p) for p in fh.read().split()]
+    except OSError:
+        return not os.path.isdir(path)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    try:
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
+
+
+def probe(workdir: str) -> str | None:
+    """None when the sandbox can be entered here, else the reason it cannot."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(read_fd)
+        message = b""
+        try:
+            enter(workdir)
+            new_pid_space()
+            inner = os.fork()
+            if inner == 0:
+                as_pid_one()
+                drop_privileges()
+                os._exit(0)
+            _, status = os.waitpid(inner, 0)
+            if status != 0:
+                message = b"pid namespace: the first process failed"
+        except BaseException as exc:
+            message = str(exc).encode()[:500]
+        os.write(write_fd, message)
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as fh:
+        reason = fh.read().decode("utf-8", "replace")
+    os.waitpid(pid, 0)
+    return reason or None
