@@ -24,6 +24,8 @@ class Cause(str, enum.Enum):
     CHANGED_BEHAVIOUR = "changed-behaviour"  # a wrong result, or a dtype/value error
     WARNING_AS_ERROR = "warning-turned-error"
     NEEDS_NETWORK = "needs-network"
+    # the checker would not admit a value the solution sent back (harness/envside/transport.py)
+    GUARD_REFUSED = "guard-refused"
     TIMEOUT = "timeout"
     CRASH = "crash"
 
@@ -96,6 +98,17 @@ _BUILTIN_TYPES = frozenset(
 )
 
 
+# The exception type of an execution whose values the guard would not admit.
+GUARD_REFUSED = "GuardRefused"
+_REFUSED_GLOBAL = re.compile(r"refused: ([\w.]+:[\w.]+) ")
+
+
+def _refused_global(message: str) -> str:
+    """``numpy.testing:measure`` from the refusal's message, or ""."""
+    match = _REFUSED_GLOBAL.search(message)
+    return match.group(1) if match else ""
+
+
 def _traceback_library(outcome: Outcome) -> str:
     """The library of the innermost traceback frame inside one, or ""."""
     for name in reversed(_SITE.findall(outcome.traceback)):
@@ -127,6 +140,8 @@ def diagnose(outcome: Outcome) -> Diagnosis | None:
         return None
     exc = (outcome.exc_type or "").rsplit(".", 1)[-1]
     message = outcome.message
+    if outcome.exc_type == GUARD_REFUSED:
+        return Diagnosis(Cause.GUARD_REFUSED, _refused_global(message))
     if exc in _NETWORK_TYPES or _NETWORK_TEXT.search(message):
         return Diagnosis(Cause.NEEDS_NETWORK)
     if exc.endswith("Warning"):

@@ -16,6 +16,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness import allowlist as allowlist_mod
 from harness import answers as answers_mod
 from harness import (
     bisection,
@@ -144,6 +145,19 @@ def _parser() -> argparse.ArgumentParser:
         dest="guard",
         action="store_false",
         help="run model answers in the same process as their checks (trusted answers only)",
+    )
+    run.add_argument(
+        "--guard-allowlist",
+        metavar="PATH",
+        help="admit also what this allowlist file lists, beside the shipped one "
+        "(harness/envside/allowlist.txt; same format)",
+    )
+    run.add_argument(
+        "--guard-record",
+        action="store_true",
+        help="measure the guard's allowlist: every solution, references too, runs apart and "
+        "its values are admitted whatever they are, recording what they used "
+        "(for `harness guard allowlist`; honest solutions only)",
     )
     run.add_argument(
         "--fresh-for",
@@ -284,6 +298,20 @@ def _parser() -> argparse.ArgumentParser:
         "--write", metavar="PATH", help="also write the findings as JSON (e.g. into a run)"
     )
 
+    grd = sub.add_parser("guard", help="the guard's allowlist of what returned values may use")
+    grd_sub = grd.add_subparsers(dest="guard_command", required=True)
+    gal = grd_sub.add_parser(
+        "allowlist",
+        help="fold runs made with --guard-record into the allowlist (review the diff)",
+    )
+    gal.add_argument("runs", nargs="+", metavar="RUN_DIR", help="results/<run-id>")
+    gal.add_argument(
+        "--output", default=str(allowlist_mod.SHIPPED), help="allowlist file (default: %(default)s)"
+    )
+    gal.add_argument(
+        "--replace", action="store_true", help="start over instead of adding to the file"
+    )
+
     lst = sub.add_parser("combos", help="list the combos of the matrix")
     _add_selection(lst)
     lst.add_argument("--json", action="store_true", help="print JSON (for scripts and CI)")
@@ -329,7 +357,7 @@ def _load_solutions(
 _RESUMED = (
     "matrix", "combos", "keyword", "tag", "problems", "answers", "no_reference", "idioms",
     "library", "problem_id", "limit", "shard", "timeout", "memory_mb", "isolation",
-    "fresh_for", "repeat", "sandbox", "guard", "bisect",
+    "fresh_for", "repeat", "sandbox", "guard", "bisect", "guard_allowlist", "guard_record",
 )  # fmt: skip
 
 
@@ -393,6 +421,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         hide=tuple(str(p.absolute()) for p in [*paths, Path(args.results)]),
         sandbox=args.sandbox,
         guard=args.guard,
+        allowlist_extra=_read_allowlist(args.guard_allowlist),
+        record_transport=args.guard_record,
     )
     job = pipeline.Job(
         spec=matrix,
@@ -418,6 +448,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         summary = pipeline.run(job, progress)
     print(job.run_dir.summary_md)
     return 1 if args.strict and summary.drift else 0
+
+
+def _read_allowlist(path: str | None) -> str:
+    if not path:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--guard-allowlist {path}: {exc.strerror}") from None
+
+
+def cmd_guard(args: argparse.Namespace) -> int:
+    measured = allowlist_mod.update(
+        [Path(r) for r in args.runs], Path(args.output), replace=args.replace
+    )
+    print(
+        f"{args.output}: {len(measured.globals)} globals, {len(measured.events)} events "
+        f"(from {measured.executions} recorded executions)"
+    )
+    for item in sorted(measured.refusable):
+        print(f"  never admitted, whatever the list says: {item}")
+    return 0
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
@@ -739,6 +791,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "issue-text": cmd_issue_text,
         "releases": cmd_releases,
         "annotations": cmd_annotations,
+        "guard": cmd_guard,
     }
     try:
         return handlers[args.command](args)

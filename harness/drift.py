@@ -10,6 +10,8 @@ outcomes along that order, and a class:
 * ``version-sensitive`` — changes more than once along the order;
 * ``flaky`` — repeated runs in one env disagree (``--repeat``);
 * ``needs-network`` — failed for want of the network somewhere: never drift;
+* ``guard-refused`` — somewhere the checker would not admit what the solution sent back
+  (a value outside the guard's allowlist): not a verdict on the code, never drift;
 * ``env-error`` / ``not-applicable`` — no combo could run it.
 """
 
@@ -38,6 +40,7 @@ class DriftClass(str, enum.Enum):
     VERSION_SENSITIVE = "version-sensitive"
     FLAKY = "flaky"
     NEEDS_NETWORK = "needs-network"
+    GUARD_REFUSED = "guard-refused"
     ENV_ERROR = "env-error"
     NOT_APPLICABLE = "not-applicable"
 
@@ -121,9 +124,9 @@ def era_order(combos: Sequence[str], versions: Mapping[str, Mapping[str, str]]) 
     return order
 
 
-def _network(outcome: Outcome) -> bool:
+def _cause(outcome: Outcome, cause: Cause) -> bool:
     found = diagnose(outcome)
-    return found is not None and found.cause is Cause.NEEDS_NETWORK
+    return found is not None and found.cause is cause
 
 
 def classify(
@@ -140,8 +143,10 @@ def classify(
 
     if any(len({o.status is Status.PASS for o in a}) > 1 for _, a in ran):
         return plain(DriftClass.FLAKY)
-    if any(_network(o) for o in attempts):
+    if any(_cause(o, Cause.NEEDS_NETWORK) for o in attempts):
         return plain(DriftClass.NEEDS_NETWORK)
+    if any(_cause(o, Cause.GUARD_REFUSED) for o in attempts):
+        return plain(DriftClass.GUARD_REFUSED)
     if not ran:
         if any(o.status is Status.ENV_ERROR for o in attempts):
             return plain(DriftClass.ENV_ERROR)

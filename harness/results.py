@@ -81,6 +81,8 @@ class Outcome:
     # could not be run apart from its check
     note: str = ""
     parts: tuple[Part, ...] = ()
+    # with --guard-record: what admitting the solution's values used (the allowlist's data)
+    transport: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -98,7 +100,8 @@ class Outcome:
         data = asdict(self)
         data["status"] = self.status.value
         data["versions"] = dict(self.versions)
-        for key in ("traceback", "output", "note", "parts"):
+        data["transport"] = dict(self.transport)
+        for key in ("traceback", "output", "note", "parts", "transport"):
             if not data[key]:
                 del data[key]
         return data
@@ -127,6 +130,7 @@ class Outcome:
                 Part(str(p["name"]), str(p["status"]), str(p.get("message", "")))
                 for p in data.get("parts", ())
             ),
+            transport=dict(data.get("transport", {})),
         )
 
 

@@ -54,6 +54,11 @@ class RunOptions:
     # machine allows); guard: model answers run in a process apart from their checks
     sandbox: bool = True
     guard: bool = True
+    # the text of an allowlist file added to the shipped one (harness/envside/allowlist.txt)
+    allowlist_extra: str = ""
+    # measuring the allowlist: every solution, references too, goes through the guard, whose
+    # transport admits everything and records what it used (harness guard allowlist)
+    record_transport: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[
             problems[e.problem.id] = {
                 "context": e.problem.code_context,
                 "requires": list(e.problem.requires),
+                "library": e.problem.library,
             }
     return {
         "jobs": options.jobs,
@@ -108,7 +114,9 @@ def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[
         "fresh_for": list(options.fresh_for),
         "hide": list(options.hide),
         "sandbox": options.sandbox,
-        "guard": options.guard,
+        "guard": options.guard or options.record_transport,
+        "allowlist_extra": options.allowlist_extra,
+        "record_transport": options.record_transport,
         "problems": problems,
         "executions": [
             {
@@ -116,7 +124,8 @@ def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[
                 "source": e.solution.source,
                 "solution": e.solution.code,
                 # only code we trust may name modules for the zygote to import
-                "trusted": not e.solution.source.startswith(MODEL_PREFIX),
+                "trusted": not e.solution.source.startswith(MODEL_PREFIX)
+                and not options.record_transport,
                 "timeout": e.problem.timeout or options.timeout,
             }
             for e in executions
@@ -241,6 +250,7 @@ class ComboRun:
                 for p in data.get("parts", [])
                 if isinstance(p, dict)
             ),
+            transport=data["transport"] if isinstance(data.get("transport"), dict) else {},
         )
 
 

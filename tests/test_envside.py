@@ -131,6 +131,23 @@ def test_one_bad_execution_does_not_stop_the_others(tmp_path: Path) -> None:
     assert outcomes[2]["message"] == "exceeded the time limit of 2s"
 
 
+def test_an_execution_that_kills_its_worker_is_a_crash_and_the_others_run(
+    tmp_path: Path,
+) -> None:
+    # Trusted code runs in the execution's process, whose parent is its worker; an
+    # untrusted solution sees no parent at all (its pid namespace): it kills only itself.
+    outcomes = run_batch(
+        tmp_path,
+        ["result = 3", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", "result = 3"],
+        jobs=1,
+    )
+    assert [o["status"] for o in outcomes] == ["pass", "crash", "pass"] or (
+        not TRUSTED and outcomes[1]["status"] in ("crash", "error")
+    )
+    if TRUSTED:
+        assert "worker" in outcomes[1]["message"] or "zygote" in outcomes[1]["message"]
+
+
 def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     tag = f"harness-stray-{uuid.uuid4().hex}"
     solution = textwrap.dedent(f"""

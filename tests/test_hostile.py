@@ -87,11 +87,64 @@ def test_execution(solution: str):
     exec(code, test_env)
     pd.testing.assert_frame_equal(test_env["result"], expected_result)
 '''
+# A check that asks the result itself: a method an instance attribute could hide.
+FRAME_EQUALS = FRAME.replace(
+    'pd.testing.assert_frame_equal(test_env["result"], expected_result)',
+    'assert test_env["result"].equals(expected_result)',
+)
+FIGURE = """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+def test_execution(solution: str):
+    plt.close("all")
+    exec(solution, {})
+    lines = plt.gca().get_lines()
+    assert len(lines) == 1
+    assert list(lines[0].get_ydata()) == [0, 2, 4], list(lines[0].get_ydata())
+    plt.gcf().canvas.draw()  # what a check that saves the image does: formatters run
+"""
 REFERENCES = {
     ARRAY: "result = a * 2",
     ALLCLOSE: "result = a * 2",
     FRAME: "result = df.assign(y=df.x * 2)",
+    FRAME_EQUALS: "result = df.assign(y=df.x * 2)",
+    FIGURE: "import matplotlib.pyplot as plt\nplt.plot([0, 2, 4])",
 }
+
+
+def send_raw(data: bytes) -> str:
+    """Attack code that sends ``data`` as the pickle of its result: the solution owns its
+    process, so it can replace the encoder the guard uses there."""
+    return (
+        "import sys\n"
+        "_T = sys.modules['_harness_envside.transport']\n"
+        "_encode = _T._dumps\n"
+        "class _Raw:\n    pass\n"
+        "result = _Raw()\n"
+        f"_T._dumps = lambda v: {data!r} if isinstance(v, _Raw) else _encode(v)\n"
+    )
+
+
+def raw(*parts: bytes) -> bytes:
+    return b"\x80\x04" + b"".join(parts) + b"."
+
+
+def text(value: str) -> bytes:
+    data = value.encode()
+    return b"\x8c" + bytes([len(data)]) + data
+
+
+def glob(module: str, name: str) -> bytes:
+    return text(module) + text(name) + b"\x93"
+
+
+def reduce_(target: bytes, *args: bytes) -> bytes:
+    return target + b"(" + b"".join(args) + b"tR"
+
+
+PATCH_CHECK = "import numpy.testing as t; t.assert_array_equal = lambda *a, **k: None"
 
 # Run after every attack (problem ids sort last): a fresh execution sees none of their state.
 STATE_PROBE = f"""
@@ -332,6 +385,174 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
             'import json, pickle\njson.dumps = lambda *a, **k: \'{"kind": "ok", "values": {}}\'\n'
             "pickle.dumps = lambda *a, **k: b'garbage'\nresult = a",
         ),
+        # -- the checker's side of the boundary: what comes back ---------------------------
+        # Each sends a value whose unpickling in the checker's process would run code or
+        # forge a pass, were it admitted; default-deny admits none (transport.py).
+        Attack(
+            "testing-helper-runs-a-string",
+            "import numpy.testing\nclass Trap:\n    def __reduce__(self):\n"
+            f"        return (numpy.testing.measure, ({PATCH_CHECK!r}, 1))\nresult = Trap()",
+        ),
+        Attack(
+            "formula-evaluates-its-terms",
+            "import statsmodels.formula.api as smf\nclass Trap:\n    def __reduce__(self):\n"
+            '        return (smf.ols, (\'y ~ I(__import__("numpy").testing.__setattr__('
+            "\"assert_array_equal\", print) or x)', {'x': [1.0, 2.0], 'y': [1.0, 2.0]}))\n"
+            "trap = Trap()  # sent back beside the result: admitted, it would patch the check\n"
+            "result = a * 3",
+        ),
+        Attack(
+            "patsy-evaluates-a-design",
+            "import patsy\nclass Trap:\n    def __reduce__(self):\n"
+            "        return (patsy.dmatrix, ('I(__import__(\"os\").getpid())', {}))\nresult = Trap()",
+        ),
+        Attack(
+            "partial-around-a-helper",
+            "import functools, numpy.testing\n"
+            f"result = [functools.partial(numpy.testing.measure, {PATCH_CHECK!r}), a * 2]",
+        ),
+        Attack(
+            "partial-of-a-listed-class-called-by-the-pickle",
+            send_raw(
+                raw(
+                    reduce_(
+                        reduce_(glob("functools", "partial"), glob("builtins", "complex")), b"K\x01"
+                    )
+                )
+            ),
+        ),
+        Attack(
+            "callable-hides-equals",
+            "import copyreg, pandas as pd\nwrong = df.assign(y=df.x * 3)\nclass Trap:\n"
+            "    __class__ = property(lambda self: pd.DataFrame)  # so pickle takes it for one\n"
+            "    def __reduce__(self):  # as pandas pickles a frame, plus one attribute\n"
+            "        state = dict(wrong.__getstate__(), equals=slice)  # slice(x) is truthy\n"
+            "        return (copyreg.__newobj__, (pd.DataFrame,), state)\n"
+            "result = Trap()",
+            context=FRAME_EQUALS,
+        ),
+        Attack(
+            "bound-method-called-by-the-pickle",
+            send_raw(
+                raw(
+                    reduce_(
+                        reduce_(
+                            glob("builtins", "getattr"),
+                            reduce_(glob("collections", "OrderedDict")),
+                            text("clear"),
+                        )
+                    )
+                )
+            ),
+        ),
+        Attack(
+            "getattr-to-a-dunder",
+            send_raw(
+                raw(
+                    reduce_(
+                        glob("builtins", "getattr"),
+                        glob("builtins", "object"),
+                        text("__subclasses__"),
+                    )
+                )
+            ),
+        ),
+        Attack(
+            "protocol-0-global",
+            send_raw(b"cposix\nsystem\n(Vtouch pwned\ntR."),
+        ),
+        Attack("persistent-id", send_raw(raw(text("x") + b"Q"))),
+        Attack("extension-registry", send_raw(raw(b"\x82\x01"))),
+        Attack("truncated-pickle", send_raw(raw(b"X\xff\xff\x00\x00abc")[:-1])),
+        Attack(
+            "nested-beyond-limit",
+            send_raw(b"\x80\x04" + b"]" + b"(" * 5000 + b"N" + b"t" * 5000 + b"a."),
+        ),
+        Attack(
+            "millions-of-objects",
+            send_raw(b"MANY").replace("b'MANY'", "(b'\\x80\\x04](' + b'}' * 6_000_000 + b'e.')"),
+        ),
+        Attack(
+            "allocation-bomb-in-a-reconstructor",
+            "import numpy as np\nclass Trap:\n    def __reduce__(self):\n"
+            "        return (np.ndarray, ((10**7, 10**6),))\nresult = Trap()",
+        ),
+        Attack(
+            "report-header-lies-about-its-values",
+            "import sys\n_G = sys.modules['_harness_envside.guard']\n_frame = _G._frame\n"
+            "_G._frame = lambda header, blobs: _frame(dict(header, values=header.get('values', []) + ['x'] * 5), blobs)\n"
+            "result = a * 2",
+        ),
+        Attack(
+            "report-replaces-the-checks-builtins",
+            "import sys\n_T = sys.modules['_harness_envside.transport']\n_outputs = _T.outputs\n"
+            "def _swap(env, before):\n    header, blobs = _outputs(env, before)\n"
+            "    values = header['values'] + ['__builtins__']\n"
+            "    return dict(header, values=values), blobs + [_T._dumps({'AssertionError': None})]\n"
+            "_T.outputs = _swap\nresult = a * 3",
+        ),
+        Attack(
+            "report-claims-result-unchanged",
+            "import sys\n_T = sys.modules['_harness_envside.transport']\n_outputs = _T.outputs\n"
+            "def _lie(env, before):\n    header, blobs = _outputs(env, before)\n"
+            "    return dict(header, values=[], unchanged=['result']), []\n"
+            "_T.outputs = _lie\nresult = a * 3",
+        ),
+        Attack(
+            "figure-carries-a-string-runner",
+            "import matplotlib.pyplot as plt, matplotlib.ticker as mt, numpy.testing\n"
+            "plt.plot([0, 2, 4])\n"
+            "plt.gca().yaxis.set_major_formatter(mt.FuncFormatter(numpy.testing.measure))",
+            context=FIGURE,
+        ),
+        Attack(
+            "figure-carries-eval",
+            "import matplotlib.pyplot as plt, matplotlib.ticker as mt\nplt.plot([0, 2, 4])\n"
+            "plt.gca().xaxis.set_major_formatter(mt.FuncFormatter(eval))",
+            context=FIGURE,
+        ),
+        Attack(
+            "figure-artist-callback-shadows-a-method",
+            "import builtins\nimport matplotlib.pyplot as plt\nline, = plt.plot([0, 1, 2])\n"
+            "line.get_ydata = builtins.list  # a callable hiding the method the check asks\n",
+            context=FIGURE,
+        ),
+        Attack(
+            "mutates-on-access",
+            "import itertools\nresult = itertools.count(0, 2)  # 0, 2, 4, … as it is read",
+        ),
+        Attack(
+            "defaultdict-with-a-string-runner",
+            "import collections, numpy.testing\n"
+            "result = collections.defaultdict(numpy.testing.measure)",
+        ),
+        Attack(
+            "masked-everywhere",
+            "import numpy as np\nresult = np.ma.masked_all(a.shape)",
+        ),
+        Attack("masked-constant", "import numpy as np\nresult = np.ma.masked"),
+        Attack(
+            "signal-every-visible-process",
+            "import os, signal\nfor pid in [int(p) for p in os.listdir('/proc') if p.isdigit()]:\n"
+            "    if pid != os.getpid():\n"
+            "        for sig in (signal.SIGSTOP, signal.SIGKILL):\n"
+            "            try:\n                os.kill(pid, sig)\n            except OSError:\n                pass\n"
+            "result = a",
+        ),
+        Attack(
+            "read-checker-memory-past-the-audit-hook",
+            "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nopened = []\n"
+            "for p in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+            "    fd = libc.open(('/proc/%s/mem' % p).encode(), 0)\n"
+            "    if fd >= 0 and int(p) != os.getpid():\n        opened.append(p)\n"
+            "assert not opened, opened\nresult = a",
+        ),
+        Attack(
+            "write-kernel-settings-past-the-audit-hook",
+            "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "fd = libc.open(b'/proc/sys/kernel/domainname', 1)\n"
+            "assert fd < 0, 'opened /proc/sys for writing'\nresult = a",
+        ),
         # -- leaving state for later executions ------------------------------------------------
         Attack(
             "leave-state",
@@ -474,6 +695,9 @@ def hostile(
         [combos.np2]
         numpy = "2.2.6"
         pandas = "2.2.3"
+        scipy = "1.15.3"
+        matplotlib = "3.10.3"
+        extras = ["statsmodels"]
     """)
     )
     env_dir = work / "envs"
@@ -593,11 +817,20 @@ def test_no_attack_passes(hostile: HostileRun) -> None:
         ("patch-assert-frame-equal", "fail", "DataFrame shape mismatch"),
         ("read-expected-from-gc", "error", "the sandbox does not allow gc.get_objects"),
         ("result-that-equals-anything", "error", "TransportError"),
-        ("pickle-that-runs-code", "error", "TransportError"),
+        ("pickle-that-runs-code", "error", "GuardRefused"),
+        ("testing-helper-runs-a-string", "error", "measure is not in the allowlist"),
+        ("callable-hides-equals", "error", "equals is hidden by a callable attribute"),
+        ("protocol-0-global", "error", "opcode GLOBAL is not admitted"),
+        ("nested-beyond-limit", "error", "nests too deeply"),
+        ("millions-of-objects", "error", "builds more than 5000000 objects"),
+        ("report-header-lies-about-its-values", "crash", "before reporting"),
+        ("figure-carries-eval", "error", "builtins:eval is not in the allowlist"),
+        ("masked-everywhere", "fail", "masked"),
+        ("report-replaces-the-checks-builtins", "error", "not a variable of its own"),
         ("connect-to-host", "error", "Network is unreachable"),
         ("read-expected-from-frames", "fail", "ACTUAL: array(None"),
         ("read-reference-from-batch-file", "error", "IndexError"),
-        ("kill-parent", "fail", "Arrays are not equal"),
+        ("kill-parent", "crash", "SIGKILL"),  # its parent is out of reach: pid 0, its own group
         ("write-home", "error", "OSError"),
         ("write-site-packages", "error", "OSError"),
     ],

@@ -4,6 +4,7 @@
     __main__.py floor BATCH.json   the same programs without isolation (benchmarks)
     __main__.py probe MODULE...    what the environment imports (one JSON line)
     __main__.py exec FD PARENT     one execution in a fresh interpreter (internal)
+    __main__.py allowlist FILE     check an allowlist file as the guard reads it
 
 Standard output belongs to the protocol; anything else printed goes to stderr.
 """
@@ -14,7 +15,7 @@ import json
 import os
 import sys
 
-from . import sandbox
+from . import sandbox, transport
 from .execution import fresh_child_main
 from .floor import floor
 from .probe import probe_modules
@@ -55,5 +56,19 @@ def main(argv: list[str]) -> int:
     if command == "probe":
         protocol.write(json.dumps(probe_modules(argv[2:])) + "\n")
         return 0
-    sys.stderr.write("usage: __main__.py run|floor BATCH.json | probe MODULE... | exec FD PARENT\n")
+    if command == "allowlist":
+        try:
+            with open(argv[2], encoding="utf-8") as fh:
+                checked = transport.Allowlist.parse(fh.read(), argv[2])
+        except (OSError, ValueError) as exc:
+            sys.stderr.write("%s\n" % exc)
+            return 2
+        protocol.write(
+            json.dumps({"globals": len(checked.entries), "events": len(checked.events)}) + "\n"
+        )
+        return 0
+    sys.stderr.write(
+        "usage: __main__.py run|floor BATCH.json | probe MODULE... | exec FD PARENT"
+        " | allowlist FILE\n"
+    )
     return 2

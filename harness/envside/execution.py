@@ -19,7 +19,7 @@ import traceback
 import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import guard, sandbox
+from . import guard, sandbox, transport
 from .protocol import HERE, MAX_MESSAGE, MAX_TRACEBACK, MAX_WARNINGS, PART_STATUSES, qualified
 
 if TYPE_CHECKING:
@@ -149,6 +149,7 @@ def execute(payload: Json) -> Json:
     recorder.install()
     namespace: Json = {"__name__": "__main__", "__builtins__": builtins}
     apart = None
+    usage = transport.Usage() if payload.get("record_transport") else None
     if payload.get("untrusted"):
         apart = guard.Guard(
             payload["solution"],
@@ -156,6 +157,8 @@ def execute(payload: Json) -> Json:
             sandboxed=bool(payload.get("sandboxed")),
             limits=payload.get("limits") or {},
             recorder=recorder,
+            allowlist=transport.shipped_allowlist(payload.get("allowlist_extra") or ""),
+            usage=usage,
         )
         namespace["__builtins__"] = apart.builtins()
     status = "pass"
@@ -172,13 +175,16 @@ def execute(payload: Json) -> Json:
         # raised by the solution in its own process, under a name only it knows
         status, exc_type, message = "error", exc.qualified, str(exc)
         tb = exc.remote_traceback
+    except guard.GuardRefusedError as exc:
+        # the checker would not admit what the solution sent back (transport.py)
+        status, exc_type, message = "error", "GuardRefused", str(exc)
     except BaseException as exc:
         status, exc_type, message, tb = "error", qualified(type(exc)), str(exc), _tb(exc)
     parts = _parts(namespace.get("HARNESS_PARTS"))
     note = ""
     if apart is not None:
-        if apart.lost:
-            note = "; ".join(apart.lost)
+        if apart.lost or apart.refused:
+            note = "; ".join(["refused %s" % r for r in apart.refused] + apart.lost)
         if apart.unguarded:
             note = "ran beside its check: %s" % apart.unguarded
         elif not apart.engaged and status == "pass":
@@ -188,7 +194,7 @@ def execute(payload: Json) -> Json:
             message = (
                 "the check never ran the solution through exec(), so it could not be run apart"
             )
-    return {
+    result: Json = {
         "status": status,
         "note": note,
         "parts": parts,
@@ -198,6 +204,9 @@ def execute(payload: Json) -> Json:
         "program_s": time.perf_counter() - start,
         "warnings": recorder.items,
     }
+    if usage is not None:
+        result["transport"] = usage.to_json()
+    return result
 
 
 def _parts(declared: Any) -> list[Json]:
@@ -269,9 +278,9 @@ def fresh_child_main(result_fd: int, parent: int) -> None:
 
 
 def prepare(payload: Json, workdir: str, result_fd: int) -> None:
-    """Everything an execution's process does before the program: sandbox, temp dir, limits."""
-    for cgroup in payload.get("cgroups", []):
-        sandbox.join_cgroup(cgroup)
+    """Everything an execution's process does before the program: sandbox, temp dir, limits.
+
+    (Its cgroups it was born in: those of the worker that forked it.)"""
     if payload.get("sandboxed"):
         sandbox.enter(workdir, payload.get("hide"))
     tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox

@@ -1,40 +1,33 @@
 """The guard: an untrusted solution runs in a child process apart from its check.
 
 The problem's own code — its test context, its checks — runs in the execution's
-process, the checker. When the context executes the solution, the guard forks: the child
-enters a fresh process-id namespace (nothing outside is visible, nothing it starts
-outlives it), drops every capability, takes resource limits and an audit hook that blocks
-memory introspection, clears the checker's state it inherited (the expected answers, the
-check code), then runs the solution and sends back what it assigned (``transport``),
-which the checker admits before checking it. So a solution cannot patch the checker,
-read the expected answer, or reach past its sandbox.
+process, the checker. When the context executes the solution, the guard forks once: the
+child is in a process-id namespace of its own (the checker is not in it, so it cannot be
+signalled or traced; when the execution ends, everything the solution started ends), drops
+every capability, takes resource limits and an audit hook that blocks memory
+introspection, clears the checker's state it inherited (the expected answers, the check
+code), then runs the solution and sends back what it assigned. The checker admits those
+values through ``transport`` (default-deny) before its checks see them. So a solution can
+neither patch the checker, nor read the expected answer, nor reach past its sandbox.
 """
 
 from __future__ import annotations
 
-import base64
 import builtins
 import contextlib
 import ctypes
+import importlib
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from . import sandbox, transport
 from .protocol import RUNS_SOLUTION, Json
-from .sandbox import (
-    _pdeathsig_only,
-    as_pid_one,
-    die_with_parent,
-    drop_privileges,
-    limit,
-    new_pid_space,
-    tasks_of_this_user,
-)
-from .transport import outputs, safe_loads
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -119,14 +112,17 @@ def _clear_locals(frame: FrameType, kept: set[int]) -> None:
         ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
 
 
+# -- the report the solution's process sends back ----------------------------------------
+
 # Bound at import, before any solution runs: a solution that patches json in its own
-# process must not be able to garble the report it sends back.
+# process must not garble its report by accident (on purpose it can: the checker reads
+# everything in it as untrusted).
 _quote = json.encoder.encode_basestring_ascii
 _str, _int, _bool, _dict, _list, _isinstance, _len = str, int, bool, dict, list, isinstance, len
 
 
 def _report_json(value: Any) -> str:
-    """JSON for a report (dicts, lists, strings, ints, None) without the json module."""
+    """JSON for a report header (dicts, lists, strings, ints, None) without ``json``."""
     if value is None:
         return "null"
     if _isinstance(value, _bool):
@@ -144,6 +140,57 @@ def _report_json(value: Any) -> str:
     return _quote(_str(value))
 
 
+def _frame(header: Json, blobs: list[bytes]) -> bytes:
+    """``<n>\\n<header JSON>`` then ``<n>\\n<pickle>`` for each pickle the header announces."""
+    data = _report_json(header).encode("utf-8")
+    parts = [b"%d\n" % _len(data), data]
+    for blob in blobs:
+        parts += [b"%d\n" % _len(blob), blob]
+    return b"".join(parts)
+
+
+def _read_report(fd: int) -> tuple[Json, list[bytes]] | None:
+    """The solution's report, or None if its process ended before sending a whole one."""
+    with os.fdopen(fd, "rb") as fh:
+        header = _read_part(fh)
+        if header is None:
+            return None
+        try:
+            report = json.loads(header.decode("utf-8"))
+        except ValueError:
+            return None
+        if not isinstance(report, dict):
+            return None
+        count = 0
+        if report.get("kind") == "ok":
+            values, figures = report.get("values"), report.get("figures")
+            if not isinstance(values, list) or not isinstance(figures, int) or figures < 0:
+                return None
+            count = len(values) + figures
+        blobs = []
+        total = len(header)
+        for _ in range(count):
+            blob = _read_part(fh)
+            if blob is None:
+                return None
+            total += len(blob)
+            if total > _MAX_RESPONSE:
+                return None
+            blobs.append(blob)
+    return report, blobs
+
+
+def _read_part(fh: Any) -> bytes | None:
+    line = fh.readline(32)
+    if not line.endswith(b"\n") or not line[:-1].isdigit():
+        return None
+    size = int(line)
+    if size > _MAX_RESPONSE:
+        return None
+    data = fh.read(size)
+    return data if len(data) == size else None
+
+
 class RemoteError(Exception):
     """An exception the solution raised in its own process, named as it was there."""
 
@@ -151,6 +198,10 @@ class RemoteError(Exception):
         super().__init__(message)
         self.qualified = qualified
         self.remote_traceback = remote_traceback
+
+
+class GuardRefusedError(Exception):
+    """The check's process would not admit a value the solution sent back."""
 
 
 def _reraise(report: Json) -> None:
@@ -182,6 +233,48 @@ def _unforkable() -> str:
     return ""
 
 
+# The first process of the solutions' pid namespace (pid 1 there), once per execution.
+_NAMESPACE_INIT: list[int] = []
+
+
+def _solution_namespace(lifetime: float) -> None:
+    """From now on, every child of this process is born in a new pid namespace, whose
+    first process (started here, tiny, doing nothing) holds it open. Solutions forked later
+    are its pid 2, 3…: they signal themselves as anywhere else, but cannot see or signal
+    the checker, which is outside; when the execution ends, the namespace and all in it go.
+
+    One namespace per execution, made without a mount namespace or a /proc of its own:
+    the solutions see the execution's /proc, where the checker's memory, descriptors and
+    environment are closed to them (it keeps capabilities they do not have).
+
+    The first process is ``sleep``: started without a fork of this (large) process, and
+    gone by itself after ``lifetime`` seconds even if nothing is left to kill it.
+    """
+    if _NAMESPACE_INIT:
+        return
+    sandbox.unshare_pid()
+    # none of this process's descriptors: a pipe it held would keep the execution's
+    # output open after the execution ended
+    actions: list[Any] = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_DUP2, 1, 2),
+    ]
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            if fd > 2 and os.get_inheritable(fd):
+                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    seconds = str(int(lifetime) + 30)
+    sleeper = shutil.which("sleep") or "/bin/sleep"
+    if os.path.exists(sleeper):
+        argv = [sleeper, seconds]
+    else:  # no coreutils here: a Python that waits
+        sleeper = sys.executable
+        argv = [sys.executable, "-S", "-c", "import time; time.sleep(%s)" % seconds]
+    _NAMESPACE_INIT.append(os.posix_spawn(sleeper, argv, {}, file_actions=actions))
+
+
 class Guard:
     """The ``exec`` an untrusted solution's context sees.
 
@@ -196,6 +289,8 @@ class Guard:
         sandboxed: bool,
         limits: Json,
         recorder: Any = None,
+        allowlist: transport.Allowlist | None = None,
+        usage: transport.Usage | None = None,
     ) -> None:
         self.solution = solution
         self.close_fds = close_fds
@@ -204,11 +299,15 @@ class Guard:
         # the warnings recorder: it records in the solution's process, and what it
         # recorded there is added to it here
         self.recorder = recorder
+        self.allowlist = allowlist if allowlist is not None else transport.shipped_allowlist()
+        self.usage = usage  # measuring the allowlist: admit everything, note what was used
         self.engaged = False  # whether the check ran the solution at all
         self.unguarded = ""  # why the solution ran beside its check, if it did
         self.lost: list[str] = []  # what the solution made that could not come back
+        self.refused: list[str] = []  # what the checker would not admit, and why
         self._lines = [line.strip() for line in solution.splitlines() if line.strip()]
         self._exec = builtins.exec
+        self._nproc = 0
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -244,33 +343,42 @@ class Guard:
         self._run_apart(code, env)
 
     def _run_apart(self, code: str, env: dict[str, Any]) -> None:
+        if self.sandboxed:
+            _solution_namespace(float(self.limits.get("timeout", 120)))
+            # RLIMIT_NPROC counts every task of the user: the cap is what runs now plus
+            # the allowance (where a pids cgroup holds the execution, that is the cap).
+            if self.limits.get("task_cap") == "rlimit" and not self._nproc:
+                self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
         read_fd, write_fd = os.pipe()
-        # RLIMIT_NPROC counts every task of the user, so the cap is what runs now plus
-        # the allowance; where a pids cgroup holds the execution, that is the cap instead.
-        nproc = 0
-        if self.sandboxed and self.limits.get("task_cap") == "rlimit":
-            nproc = tasks_of_this_user() + int(self.limits.get("tasks", 1024))
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         parent = os.getpid()
         pid = os.fork()
-        if pid == 0:  # pragma: no cover - the shim, then the solution's process
-            die_with_parent(parent)
-            os.close(read_fd)
-            self._shim(code, env, write_fd, nproc)
+        if pid == 0:  # pragma: no cover - the solution's process
+            try:
+                # A process group of its own: kill(0, …) and killpg reach only what the
+                # solution started, never the checker (its pid namespace hides the rest).
+                os.setpgid(0, 0)
+                if self.sandboxed:
+                    sandbox.die_with_parent(0)  # its parent is outside its namespace
+                else:
+                    sandbox.die_with_parent(parent)
+                os.close(read_fd)
+                self._solution(code, env, write_fd)
+            finally:
+                os._exit(70)
         os.close(write_fd)
-        data = _read_frame(read_fd)
-        report: Any = None
-        if data is not None:
-            with contextlib.suppress(ValueError):
-                report = json.loads(data.decode("utf-8"))
-        if not isinstance(report, dict):
+        received = _read_report(read_fd)
+        if received is None:
             _, status = os.waitpid(pid, 0)
             _die_like(status)
-        # With the report in hand there is no need to wait for the solution's processes
-        # to finish exiting: they are in this execution's process group, which the
-        # runner kills when the execution ends.
+        # With the report in hand there is no need to wait for the solution's process to
+        # finish exiting: it is in this execution's process group, which the runner kills
+        # when the execution ends.
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        report, blobs = received
         if self.recorder is not None:
             for record in report.get("warnings", [])[:100]:
                 if isinstance(record, dict) and all(
@@ -279,73 +387,25 @@ class Guard:
                     self.recorder.add({k: record[k] for k in ("category", "message", "module")})
         if report.get("kind") == "raised":
             _reraise(report)
-        self._apply(report, env)
+        self._apply(report, blobs, env)
 
-    def _shim(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
-        """Outside the new pid namespace: start its init, wait, end the way it ended."""
-        status = 70 << 8
-        try:
-            if self.sandboxed:
-                new_pid_space()
-            status_r, status_w = os.pipe()
-            shim = os.getpid()
-            pid = os.fork()
-            if pid == 0:
-                if self.sandboxed:
-                    _pdeathsig_only()  # pid 1 of the new namespace: its parent is outside
-                else:
-                    die_with_parent(shim)
-                os.close(status_r)
-                if self.sandboxed:
-                    self._init(code, env, write_fd, nproc, status_w)
-                os.close(status_w)
-                self._solution(code, env, write_fd, nproc)
-            os.close(write_fd)
-            os.close(status_w)
-            relayed = _read_all(status_r)
-            _, status = os.waitpid(pid, 0)
-            if relayed.isdigit():
-                status = int(relayed)  # the solution's own, which init could not mirror
-        finally:
-            _exit_like(status)
-
-    def _init(
-        self, code: str, env: dict[str, Any], write_fd: int, nproc: int, status_fd: int
-    ) -> None:
-        """Pid 1 of the namespace: the solution runs as its child (pid 2), so that it can
-        signal itself as any process can; when it ends, init ends, and the kernel ends
-        everything else the solution started. Init cannot die of a signal it sends
-        itself, so it hands the solution's exit status to the shim, which can."""
-        status = 70 << 8
-        try:
-            as_pid_one()
-            pid = os.fork()
-            if pid == 0:
-                die_with_parent(1)
-                os.close(status_fd)
-                self._solution(code, env, write_fd, nproc)
-            os.close(write_fd)
-            _, status = os.waitpid(pid, 0)
-            with contextlib.suppress(OSError):
-                os.write(status_fd, str(status).encode())
-        finally:
-            os._exit(0)
-
-    def _solution(self, code: str, env: dict[str, Any], write_fd: int, nproc: int) -> None:
+    def _solution(self, code: str, env: dict[str, Any], write_fd: int) -> None:
         report: Json = {"kind": "raised", "type": "RuntimeError", "message": "the sandbox failed"}
+        blobs: list[bytes] = []
         try:
             for fd in self.close_fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             if self.sandboxed:
-                drop_privileges()
-                limit(int(self.limits.get("fsize_mb", 1024)), nproc)
-            scrub([code, env, self, write_fd])
+                sandbox.drop_privileges()
+                sandbox.limit(int(self.limits.get("fsize_mb", 1024)), self._nproc)
+            before = transport.snapshot(env)
+            scrub([code, env, self, write_fd, before])
             arm_audit()
             recorded = len(self.recorder.items) if self.recorder is not None else 0
             try:
                 self._exec(code, env)
-                report = outputs(env)
+                report, blobs = transport.outputs(env, before)
             except BaseException as exc:
                 frames = traceback.extract_tb(exc.__traceback__)[-4:]
                 report = {
@@ -358,73 +418,119 @@ class Guard:
                         "%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames
                     ),
                 }
+                blobs = []
             if self.recorder is not None:
                 report["warnings"] = list(self.recorder.items[recorded:])
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(BaseException):
                     stream.flush()
         finally:
-            data = _report_json(report).encode("utf-8")
-            data = b"%d\n" % _len(data) + data  # framed: the reader need not wait for EOF
-            with contextlib.suppress(OSError):
-                while data:
-                    data = data[os.write(write_fd, data) :]
-            os._exit(0)
-
-    def _apply(self, report: Json, env: dict[str, Any]) -> None:
-        for name, encoded in report.get("values", {}).items():
             try:
-                env[name] = safe_loads(base64.b64decode(encoded))
-            except Exception as exc:
+                data = _frame(report, blobs)
+                with contextlib.suppress(OSError):
+                    while data:
+                        data = data[os.write(write_fd, data) :]
+            finally:
+                os._exit(0)
+
+    def _apply(self, report: Json, blobs: list[bytes], env: dict[str, Any]) -> None:
+        names = [n for n in report.get("values", []) if isinstance(n, str) and n.isidentifier()]
+        if len(names) != len(report.get("values", [])) or any(n.startswith("__") for n in names):
+            # what the solution assigned is named like a variable; never ``__builtins__``
+            raise GuardRefusedError("the report names a value that is not a variable of its own")
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            # A figure (sent back as one, or held by a variable) re-registers itself with
+            # pyplot's backend, which this process may never have started: start it here,
+            # not in the middle of admitting a value (it imports modules).
+            with contextlib.suppress(Exception):
+                getattr(pyplot, "_get_backend_mod", lambda: None)()
+        for name, blob in zip(names, blobs):
+            try:
+                value = transport.admit(blob, self.allowlist, self.usage)
+            except transport.RefusedError as exc:
+                self.refused.append("%s: %s" % (name, exc))
+                env.pop(name, None)  # the check must not see an earlier value under its name
+                if name == "result":
+                    raise GuardRefusedError("the solution's result was refused: %s" % exc) from None
+                continue
+            except transport.UnreadableError as exc:
+                env.pop(name, None)
                 if name == "result":
                     raise RemoteError(
                         "TransportError", "the solution's result could not be received: %s" % exc
                     ) from None
+                self.lost.append("%s could not be received: %s" % (name, exc))
+                continue
+            env[name] = value
+        # what the solution left as the check gave it stays as the checker has it; what
+        # it deleted goes
         skipped = report.get("skipped", {})
+        skipped = skipped if isinstance(skipped, dict) else {}
+        kept = set(names) | set(skipped) | set(report.get("unchanged", []))
+        for name in [n for n in env if not n.startswith("__") and n not in kept]:
+            if type(env[name]).__name__ not in transport.SKIPPED_TYPES:
+                del env[name]
         if "result" in skipped:
             raise RemoteError(
                 "TransportError",
                 "the solution's result could not be sent back: %s" % skipped["result"],
             )
-        for name in sorted(k for k in skipped if k.startswith("<figure")):
+        for name in sorted(str(k) for k in skipped if str(k).startswith("<figure")):
             # The check will not see it: say why, so a failure that follows reads right.
             self.lost.append("%s could not be sent back: %s" % (name.strip("<>"), skipped[name]))
-        figures = report.get("figures", [])
         pyplot = sys.modules.get("matplotlib.pyplot")
         if pyplot is not None:
             pyplot.close("all")
-            for encoded in figures:
-                safe_loads(base64.b64decode(encoded))  # re-registers itself with pyplot
-            if report.get("current") is not None and report["current"] in pyplot.get_fignums():
-                pyplot.figure(report["current"])
+            for blob in blobs[len(names) :]:
+                try:
+                    # re-registers itself with pyplot
+                    transport.admit(blob, self.allowlist, self.usage)
+                except transport.RefusedError as exc:
+                    self.refused.append("a figure: %s" % exc)
+                    raise GuardRefusedError("a figure was refused: %s" % exc) from None
+                except transport.UnreadableError as exc:
+                    self.lost.append("a figure could not be received: %s" % exc)
+            current = report.get("current")
+            if isinstance(current, int) and current in pyplot.get_fignums():
+                pyplot.figure(current)
+        _strict_masks()
 
 
-def _read_frame(fd: int) -> bytes | None:
-    """One length-prefixed message (``<length>\\n<bytes>``), or None if the writer
-    ended before sending a whole one."""
-    with os.fdopen(fd, "rb") as fh:
-        header = fh.readline(32)
-        if not header.endswith(b"\n") or not header[:-1].isdigit():
-            return None
-        size = int(header)
-        if size > _MAX_RESPONSE:
-            return None
-        data = fh.read(size)
-    return data if len(data) == size else None
+def _strict_masks() -> None:
+    """NumPy's testing asserts skip masked elements: ``np.ma.masked`` "equals" any array,
+    so a solution could pass without computing anything (DS-1000's own grader accepts it
+    too). In a check of untrusted values, a masked element matches only a masked one."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return
+    if "numpy.testing" not in sys.modules:  # NumPy 2 loads it on first use (the zygote did)
+        try:
+            importlib.import_module("numpy.testing")
+        except Exception:
+            return
+    utils = sys.modules.get("numpy.testing._private.utils")
+    original = getattr(utils, "assert_array_compare", None)
+    if original is None or original in _STRICT:
+        return
+
+    def assert_array_compare(comparison: Any, x: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+        ma = numpy.ma
+        if ma.isMaskedArray(x) or ma.isMaskedArray(y):
+            mx, my = ma.getmaskarray(x), ma.getmaskarray(y)
+            if (mx.any() or my.any()) and (mx.shape != my.shape or not (mx == my).all()):
+                raise AssertionError(
+                    "masked elements differ: a masked value matches only a masked value "
+                    "(actual masks %d of %d, desired %d of %d)"
+                    % (mx.sum(), mx.size, my.sum(), my.size)
+                )
+        return original(comparison, x, y, *args, **kwargs)
+
+    _STRICT.append(assert_array_compare)
+    utils.assert_array_compare = assert_array_compare  # type: ignore[union-attr]
 
 
-def _read_all(fd: int) -> bytes:
-    chunks, size = [], 0
-    with os.fdopen(fd, "rb") as fh:
-        while True:
-            chunk = fh.read(1 << 20)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > _MAX_RESPONSE:
-                break
-            chunks.append(chunk)
-    return b"".join(chunks)
+_STRICT: list[Any] = []  # the comparison installed by _strict_masks, once per process
 
 
 def _die_like(status: int) -> NoReturn:
@@ -433,10 +539,6 @@ def _die_like(status: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):
             stream.flush()
-    _exit_like(status)
-
-
-def _exit_like(status: int) -> NoReturn:
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         with contextlib.suppress(Exception):

@@ -75,17 +75,12 @@ def set_subreaper() -> None:
         libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _pdeathsig_only() -> None:
-    """die_with_parent for pid 1 of a new namespace, whose parent is outside it (ppid 0)."""
-    with contextlib.suppress(Exception):
-        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 def die_with_parent(parent: int) -> None:
     """Be killed when ``parent`` (our parent's pid, read before we were forked) dies.
 
     Chained from the host's runner down to each solution, this means that killing the
-    run (even with SIGKILL) ends every execution it started, however it was going.
+    run (even with SIGKILL) ends every execution it started, however it was going. A
+    process whose parent is outside its pid namespace sees its parent as pid 0.
     """
     with contextlib.suppress(Exception):
         libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -159,14 +154,15 @@ def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> Non
         _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for path in files:
         _mount("/dev/null", path, None, MS_BIND)
-    # Every mount read-only but the working directory, /proc (remounted per pid
-    # namespace) and /dev, whose device nodes read-only would not stop a write.
+    # Every mount read-only but the working directory, /proc (its writable parts are
+    # protected below) and /dev, whose device nodes read-only would not stop a write.
     keep = (workdir, "/proc", "/dev")
     for point in sorted(set(_mount_points()), key=len):
         if any(point == k or point.startswith(k + "/") for k in keep):
             continue
         with contextlib.suppress(SandboxError):
             _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+    _protect_proc()
     if uid == 0:
         _minimal_dev()
     with contextlib.suppress(SandboxError):
@@ -197,25 +193,20 @@ def _minimal_dev() -> None:
     os.mkdir("/dev/pts", 0o755)
 
 
-def new_pid_space() -> None:
-    """The next child is pid 1 of a new namespace: it sees nothing else, and when it ends
-    every process it started ends with it.
-
-    A mount namespace of its own too: the /proc that pid 1 mounts for its namespace must
-    not replace the caller's, whose processes would vanish from it (TensorFlow aborts
-    when ``/proc/self/exe`` does not resolve)."""
-    _check(libc().unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare pid")
+def unshare_pid() -> None:
+    """Every child this process starts from now on is born in one new pid namespace
+    (the first of them is its pid 1): they cannot see or signal anything outside it, and
+    when its pid 1 ends, the kernel ends them all."""
+    _check(libc().unshare(CLONE_NEWPID), "unshare pid")
 
 
-# Parts of /proc that reach the kernel or other machines' state: read-only, or hidden.
+# Parts of /proc that reach the kernel or other machines' state: read-only, or hidden. A
+# process without capabilities but with uid 0 could still write most of /proc/sys.
 _PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
 _PROC_HIDDEN = ("kcore", "keys", "timer_list", "sched_debug", "kmsg")
 
 
-def as_pid_one() -> None:
-    """In pid 1 of a new namespace: a /proc that shows only it, and changes nothing."""
-    with contextlib.suppress(SandboxError):
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+def _protect_proc() -> None:
     for name in _PROC_READ_ONLY:
         path = "/proc/" + name
         if os.path.exists(path):
@@ -339,6 +330,44 @@ def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
     return removed
 
 
+def empty_cgroup(path: str, keep: int) -> None:
+    """Kill every process of the cgroup but ``keep``, and wait (briefly) until they are gone."""
+    import time
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as fh:
+                pids = [int(p) for p in fh.read().split() if int(p) != keep]
+        except OSError:
+            return
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError, OSError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        time.sleep(0.002)
+
+
+def remove_cgroups(prefix: str) -> list[str]:
+    """Kill what is in the cgroups named ``prefix...`` and remove them; returns those that
+    could not be removed yet (their last processes still exiting)."""
+    left = []
+    for root in _PIDS_ROOTS + _CPU_ROOTS:
+        try:
+            names = [n for n in os.listdir(root) if n.startswith(prefix)]
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            if not release_cgroup(path):
+                left.append(path)
+    return left
+
+
 def join_cgroup(path: str) -> None:
     with open(os.path.join(path, "cgroup.procs"), "w") as fh:
         fh.write(str(os.getpid()))
@@ -371,10 +400,9 @@ def probe(workdir: str) -> str | None:
         message = b""
         try:
             enter(workdir)
-            new_pid_space()
+            unshare_pid()
             inner = os.fork()
             if inner == 0:
-                as_pid_one()
                 drop_privileges()
                 os._exit(0)
             _, status = os.waitpid(inner, 0)

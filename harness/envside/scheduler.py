@@ -1,9 +1,9 @@
 """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends.
 
-In zygote mode the executions are grouped by which of the ``APART`` libraries they
-need; each group gets a zygote of its own that preloads what that group's problems
-import and forks one child per execution. In fresh mode (or for libraries that do not
-survive a fork) each execution gets a brand-new interpreter. Either way every
+In zygote mode the executions are grouped by their problem's library and by which of the
+``APART`` libraries they need; each group gets a zygote of its own that preloads what that
+group's problems import and forks one child per execution. In fresh mode (or for libraries
+that do not survive a fork) each execution gets a brand-new interpreter. Either way every
 execution has its own process group, working directory, time limit and sandbox.
 """
 
@@ -16,6 +16,7 @@ import os
 import selectors
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -57,7 +58,6 @@ class _Child:
         self.timed_out = False
         self.exited_at: float | None = None
         self.returncode: int | None = None
-        self.cgroups: list[str] = []  # the cgroups that hold it, if any
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -105,9 +105,9 @@ APART = ("tensorflow", "torch")
 class Scheduler:
     """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends.
 
-    In zygote mode the executions are grouped by which of the ``APART`` libraries
-    they need; each group gets a zygote of its own that preloads what that group's
-    problems import and forks one child per execution.
+    In zygote mode the executions are grouped by their problem's library and by which of
+    the ``APART`` libraries they need; each group gets a zygote of its own that preloads
+    what that group's problems import and forks one child per execution.
     """
 
     def __init__(
@@ -151,7 +151,6 @@ class Scheduler:
         # one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC.
         self.max_tasks = int(self.limits.get("tasks", 1024))
         self.task_cap = "rlimit" if self.sandbox_reason is None else "none"
-        self.cgroups_left: list[str] = []  # to remove once their last processes are gone
         if self.sandbox_reason is None:
             trial = sandbox.execution_cgroups("harness-probe-%d" % os.getpid(), 8)
             for cgroup in trial:
@@ -172,6 +171,10 @@ class Scheduler:
         for module in configured:
             self.fresh_only[module] = "configured to run in a fresh interpreter"
         wanted = [m for m in dict.fromkeys(wanted) if m.split(".")[0] not in configured]
+        if any(m.split(".")[0] == "numpy" for m in wanted):
+            # the guard hardens NumPy's testing asserts in every check of untrusted values
+            # (guard._strict_masks): import it once here, not in every execution
+            wanted.append("numpy.testing")
         self.preloaded, self.preload_failures = preload(wanted)
         warm_reseeding()
         for library in FORK_PROBES:
@@ -217,31 +220,105 @@ class Scheduler:
         if self.isolation != "zygote":
             self._drain(queue)
             return
-        groups: dict[tuple[str, ...], list[tuple[int, Json]]] = {}
+        groups: dict[tuple[tuple[str, ...], str], list[tuple[int, Json]]] = {}
         for index, spec in queue:
-            requires = problems[spec["problem"]].get("requires", [])
-            groups.setdefault(tuple(m for m in APART if m in requires), []).append((index, spec))
-        for group, items in groups.items():
-            self._run_zygote(group, items)
+            problem = problems[spec["problem"]]
+            apart = tuple(m for m in APART if m in problem.get("requires", []))
+            # and by the problem's library: a zygote holds only what its problems import,
+            # so each fork (of an execution, and of a guarded solution) copies less
+            groups.setdefault((apart, problem.get("library", "")), []).append((index, spec))
+        for (apart, library), items in groups.items():
+            self._run_zygote(apart, library, items)
 
     def _drain(self, queue: list[tuple[int, Json]]) -> None:
-        """Run ``queue`` to the end, ``jobs`` at a time."""
-        pending = list(reversed(queue))
-        while pending or self.running:
-            while pending and len(self.running) < self.jobs:
-                index, spec = pending.pop()
-                self._start(index, spec)
-            self._wait()
-        deadline = time.monotonic() + 30
-        while self._release_cgroups() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        """Run ``queue`` to the end on ``jobs`` workers, one execution at a time each.
 
-    def _release_cgroups(self) -> list[str]:
-        """Try again to remove the cgroups that were still busy; returns those still left."""
-        self.cgroups_left = [c for c in self.cgroups_left if not sandbox.release_cgroup(c)]
-        return self.cgroups_left
+        Each worker is a fork of this process that lives in a pids and a cpu cgroup of its
+        own (where the machine lets us make them), so that the executions it forks are
+        born in them: moving a process between cgroups costs the kernel an RCU grace
+        period (up to ~10 ms, during which every fork on the machine waits), and a
+        cgroup made and removed per execution paid that twice for every execution.
 
-    def _run_zygote(self, group: tuple[str, ...], items: list[tuple[int, Json]]) -> None:
+        Workers take execution numbers from one pipe (4 bytes each: a pipe never splits so
+        small a write) and report on pipes of their own. A worker that dies (an execution
+        killed it) is replaced while work remains; what it was running is a crash.
+        """
+        if not queue:
+            return
+        pool = _Pool(self, min(self.jobs, len(queue)))
+        feed = b"".join(struct.pack("<I", index) for index, _ in queue)
+        selector = selectors.DefaultSelector()
+        os.set_blocking(pool.work_w, False)
+        selector.register(pool.work_w, selectors.EVENT_WRITE, None)
+        for slot in range(pool.size):
+            selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+        while pool.alive:
+            for key, _ in selector.select():
+                if key.data is None:
+                    try:
+                        written = os.write(pool.work_w, feed[:4096])
+                    except BlockingIOError:
+                        continue
+                    feed = feed[written:]
+                    if not feed:
+                        selector.unregister(pool.work_w)
+                        pool.close_feed()
+                    continue
+                slot = key.data
+                for event in pool.read(slot):
+                    if "started" in event:
+                        pool.running[slot] = event["started"]
+                    else:
+                        pool.running[slot] = None
+                        self.emit(event["seq"], event["outcome"])
+                if pool.ended(slot):
+                    selector.unregister(key.fd)
+                    lost = pool.running.pop(slot, None)
+                    if lost is not None:
+                        reason = "the worker running this execution died before reporting it"
+                        self.emit(lost, outcome("crash", message=reason))
+                    if feed or pool.work_left():
+                        selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+        pool.close()
+
+    def _work(self, slot: int, work_r: int, out_w: int) -> None:
+        """A worker: take the next execution, run it, report it; until the work runs out."""
+        sandbox.set_subreaper()  # what its executions leave behind becomes its own
+        cgroups: list[str] = []
+        if self.task_cap == "cgroup":
+            # the worker itself is one task of its cgroup
+            cgroups = sandbox.execution_cgroups(
+                "harness-%d-slot%d-%d" % (os.getppid(), slot, os.getpid()), self.max_tasks + 1
+            )
+            for cgroup in cgroups:
+                sandbox.join_cgroup(cgroup)
+        out = os.fdopen(out_w, "w", buffering=1, encoding="utf-8")
+
+        def report(index: int, record: Json) -> None:
+            out.write(json.dumps({"seq": index, "outcome": record}) + "\n")
+
+        self.emit = report
+        # a selector of its own: the one it inherited is shared with every other worker
+        self.selector = selectors.DefaultSelector()
+        by_index = dict(enumerate(self.batch["executions"]))
+        while True:
+            number = _read_exactly(work_r, 4)
+            if number is None:
+                break
+            index = struct.unpack("<I", number)[0]
+            out.write(json.dumps({"started": index}) + "\n")
+            self._start(index, by_index[index])
+            while self.running:
+                self._wait()
+            # nothing of this execution may run on beside the next one
+            for cgroup in cgroups:
+                sandbox.empty_cgroup(cgroup, keep=os.getpid())
+            self._reap_strays()
+        out.flush()
+
+    def _run_zygote(
+        self, group: tuple[str, ...], library: str, items: list[tuple[int, Json]]
+    ) -> None:
         """Fork a zygote for one group, relay what it reports, account for what it does not."""
         read_fd, write_fd = os.pipe()
         for stream in (sys.stdout, sys.stderr):
@@ -267,6 +344,7 @@ class Scheduler:
                 self.prepare_zygote(items)
                 report = {
                     "group": list(group),
+                    "library": library,
                     "preloaded": self.preloaded,
                     "fresh_only": self.fresh_only,
                     "preload_failures": self.preload_failures,
@@ -303,6 +381,7 @@ class Scheduler:
 
     def _start(self, index: int, spec: Json) -> None:
         problem = self.batch["problems"][spec["problem"]]
+        timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
         payload = {
             "context": problem["context"],
             "solution": spec["solution"],
@@ -310,19 +389,17 @@ class Scheduler:
             "untrusted": not spec.get("trusted", False) and self.guard,
             "sandboxed": self.sandbox_reason is None,
             "hide": self.hide,
-            "limits": dict(self.limits, tasks=self.max_tasks, task_cap=self.task_cap),
+            "limits": dict(
+                self.limits, tasks=self.max_tasks, task_cap=self.task_cap, timeout=timeout
+            ),
+            "allowlist_extra": self.batch.get("allowlist_extra", ""),
+            "record_transport": bool(self.batch.get("record_transport")),
         }
-        timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
         workdir = tempfile.mkdtemp(prefix="harness-exec-")
-        if self.task_cap == "cgroup":
-            payload["cgroups"] = sandbox.execution_cgroups(
-                "harness-%s" % os.path.basename(workdir), self.max_tasks
-            )
         if self._fresh_for(problem):
             child = self._spawn_fresh(index, payload, workdir, timeout)
         else:
             child = self._fork(index, payload, workdir, timeout)
-        child.cgroups = payload.get("cgroups", [])
         self.running[index] = child
         for kind, fd in child.fds.items():
             self.selector.register(fd, selectors.EVENT_READ, (child, kind))
@@ -412,8 +489,6 @@ class Scheduler:
             else:
                 self._keep_output(child, chunk)
         self._reap_strays()
-        if self.cgroups_left:
-            self._release_cgroups()
         now = time.monotonic()
         for child in list(self.running.values()):
             if child.exited_at is None and child.poll() is not None:
@@ -460,7 +535,6 @@ class Scheduler:
         # Whatever the execution left behind in its process group goes with it.
         child.kill_group()
         child.wait()
-        self.cgroups_left += [c for c in child.cgroups if not sandbox.release_cgroup(c)]
         for kind in list(child.fds):
             self._close(child, kind)
         del self.running[child.index]
@@ -480,6 +554,100 @@ class Scheduler:
                 output += b"\n[... %d bytes not kept ...]\n" % lost
             result["output"] = (output + bytes(child.tail)).decode("utf-8", "replace")
         self.emit(child.index, result)
+
+
+class _Pool:
+    """The workers of one drain: their pids, their report pipes, the shared work pipe."""
+
+    def __init__(self, scheduler: Scheduler, size: int) -> None:
+        self.scheduler = scheduler
+        self.size = size
+        self.work_r, self.work_w = os.pipe()
+        self.pids: dict[int, int] = {}  # slot → pid
+        self.outputs: dict[int, int] = {}  # slot → read end of its reports
+        self.buffers: dict[int, bytes] = {}
+        self.running: dict[int, int | None] = {}  # slot → the execution it runs now
+        self.feed_open = True
+
+    @property
+    def alive(self) -> bool:
+        return bool(self.outputs)
+
+    def spawn(self, slot: int) -> int:
+        out_r, out_w = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the worker
+            try:
+                sandbox.die_with_parent(parent)
+                for fd in [out_r, *self.outputs.values()]:
+                    os.close(fd)
+                if self.feed_open:
+                    os.close(self.work_w)
+                self.scheduler._work(slot, self.work_r, out_w)  # noqa: SLF001
+            finally:
+                os._exit(0)
+        os.close(out_w)
+        self.pids[slot] = pid
+        self.outputs[slot] = out_r
+        self.buffers[slot] = b""
+        return out_r
+
+    def read(self, slot: int) -> list[Json]:
+        """The complete report lines the worker of ``slot`` has sent so far."""
+        chunk = os.read(self.outputs[slot], 1 << 16)
+        if not chunk:
+            os.close(self.outputs.pop(slot))
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pids.pop(slot), 0)
+            return []
+        lines = (self.buffers[slot] + chunk).split(b"\n")
+        self.buffers[slot] = lines.pop()
+        events = []
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                events.append(json.loads(line.decode("utf-8")))
+        return events
+
+    def ended(self, slot: int) -> bool:
+        return slot not in self.outputs
+
+    def work_left(self) -> bool:
+        """Whether numbers wait in the work pipe, unread."""
+        import fcntl
+        import termios
+
+        try:
+            waiting = fcntl.ioctl(self.work_r, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return False
+        return bool(struct.unpack("i", waiting)[0])
+
+    def close_feed(self) -> None:
+        os.close(self.work_w)
+        self.feed_open = False
+
+    def close(self) -> None:
+        if self.feed_open:
+            self.close_feed()
+        os.close(self.work_r)
+        deadline = time.monotonic() + 10
+        while (
+            sandbox.remove_cgroups("harness-%d-slot" % os.getpid()) and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
 
 
 def _parse_result(data: bytes, returncode: int) -> Json:

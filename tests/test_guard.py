@@ -1,0 +1,100 @@
+"""The guard's checker side: reading the report a solution's process sends, and applying it.
+
+The processes themselves (the fork, the pid namespace, the sandbox) are exercised by
+tests/test_envside.py and tests/test_hostile.py; these are the parts that decide what the
+check sees, fed with reports as a hostile solution could write them.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import Any
+
+import pytest
+
+from harness.envside import guard, transport
+from harness.envside.protocol import RUNS_SOLUTION
+
+ALLOWED = transport.Allowlist.parse("builtins:complex call\n")
+
+
+def read(data: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, data)
+    os.close(write_fd)
+    return guard._read_report(read_fd)
+
+
+def test_a_report_travels_whole() -> None:
+    header = {"kind": "ok", "values": ["a", "b"], "figures": 1, "skipped": {}, "unchanged": []}
+    blobs = [b"one", b"", b"three\n"]
+    assert read(guard._frame(header, blobs)) == (header, blobs)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"12\n{}",  # shorter than announced
+        b"2\n[]",  # not an object
+        b"x\n{}",  # no length
+        b'38\n{"kind": "ok", "values": ["a"], "figures": 0}',  # announces a pickle, sends none
+        b'41\n{"kind": "ok", "values": "a", "figures": 0}  ',
+        b'40\n{"kind": "ok", "values": [], "figures": -1}',
+    ],
+)
+def test_an_incomplete_or_malformed_report_is_no_report(data: bytes) -> None:
+    assert read(data) is None
+
+
+def make_guard() -> guard.Guard:
+    return guard.Guard("result = 1", close_fds=[], sandboxed=False, limits={}, allowlist=ALLOWED)
+
+
+def test_values_are_admitted_and_unchanged_ones_kept() -> None:
+    env = {"test_input": [1, 2], "stale": 5, "helper": len}
+    report = {"kind": "ok", "values": ["result"], "unchanged": ["test_input"], "skipped": {}}
+    make_guard()._apply(report, [pickle.dumps(3j, protocol=4)], env)
+    # the solution's result; its own copy of the input as the checker had it; what it
+    # deleted (stale) gone; functions, never sent, kept
+    assert env == {"test_input": [1, 2], "result": 3j, "helper": len}
+
+
+def test_a_refused_result_is_an_outcome_of_its_own() -> None:
+    apart = make_guard()
+    blob = pickle.dumps(1.5j + 1, protocol=4).replace(b"complex", b"eval\x00\x00\x00")
+    env: dict[str, Any] = {}
+    with pytest.raises(guard.GuardRefusedError, match="the solution's result was refused"):
+        apart._apply({"values": ["result"]}, [blob], env)
+    assert "result" not in env
+    assert apart.refused
+
+
+def test_another_refused_value_is_dropped_and_noted() -> None:
+    apart = make_guard()
+    env: dict[str, Any] = {"other": "the checker's"}
+    bad = pickle.dumps(print, protocol=4)
+    apart._apply({"values": ["result", "other"]}, [pickle.dumps(2j, protocol=4), bad], env)
+    assert env == {"result": 2j}
+    assert apart.refused == ["other: builtins:print is not in the allowlist"]
+
+
+@pytest.mark.parametrize("name", ["__builtins__", "not an identifier", "__class__"])
+def test_a_value_may_not_take_the_place_of_the_checks_own_names(name: str) -> None:
+    env: dict[str, Any] = {"__builtins__": {}}
+    with pytest.raises(guard.GuardRefusedError, match="not a variable of its own"):
+        make_guard()._apply({"values": [name]}, [pickle.dumps(1, protocol=4)], env)
+
+
+def test_a_result_that_could_not_be_sent_is_an_error() -> None:
+    with pytest.raises(guard.RemoteError, match="could not be sent back"):
+        make_guard()._apply({"values": [], "skipped": {"result": "PicklingError: no"}}, [], {})
+
+
+def test_solution_lines_are_recognised_in_what_the_check_executes() -> None:
+    apart = guard.Guard("x = 1\nresult = x + 1\n", close_fds=[], sandboxed=False, limits={})
+    assert apart._holds_solution("import numpy\nresult = x + 1\nprint(result)")
+    assert apart._holds_solution(RUNS_SOLUTION + "driver()")
+    assert not apart._holds_solution("y = 2")
+    assert not apart._holds_solution(compile("result = x + 1", "<c>", "exec"))

@@ -1,0 +1,505 @@
+"""The checker's side of the value transport: default-deny admission of pickles.
+
+These run under the host's interpreter with standard-library values; the pickles of the
+refusal tests are written opcode by opcode, as a hostile solution can (it controls every
+byte it sends). The data-science values are covered in real environments by
+tests/test_guard_generated.py, tests/test_hostile.py and the DS-1000 equivalence run.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import datetime as dt
+import decimal
+import pickle
+import re
+import struct
+import sys
+import threading
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.envside import transport
+from harness.envside.transport import Admission, Allowlist, RefusedError, UnreadableError, Usage
+
+PLAIN = [
+    0,
+    -5,
+    2**70,
+    -(2**200),
+    3.5,
+    float("inf"),
+    "héllo",
+    "x" * 300,
+    b"\x00" * 70000,
+    [1, [2, [3, (4, 5, 6, 7)]]],
+    {"a": {1, 2}, "b": frozenset({3}), (1, 2): None},
+    (),
+    (True, False),
+    bytearray(b"yz"),
+    1j,
+    collections.OrderedDict(a=1, b=2),
+    collections.Counter("abca"),
+    collections.deque([1, 2]),
+    collections.defaultdict(list, {"k": [1]}),
+    dt.datetime(2024, 1, 2, 3, 4, tzinfo=dt.timezone.utc),
+    dt.date(2020, 2, 29),
+    dt.timedelta(days=3),
+    decimal.Decimal("1.25"),
+    range(3),
+    slice(1, 5, 2),
+]
+
+
+def dumps(value: object) -> bytes:
+    return pickle.dumps(value, protocol=4)
+
+
+def measured(*values: object) -> Allowlist:
+    """The allowlist these values need, measured as `harness guard allowlist` does."""
+    usage = Usage()
+    for value in values:
+        transport.admit(dumps(value), Allowlist(), usage)
+    lines = [f"{g}" for g in usage.to_json()["globals"]]
+    lines += [f"event {e}" for e in usage.to_json()["events"]]
+    return Allowlist.parse("\n".join(lines))
+
+
+ALLOWED = measured(*PLAIN)
+
+
+def op(name: str) -> bytes:
+    return getattr(pickle, name)  # type: ignore[no-any-return]
+
+
+def text(value: str) -> bytes:
+    data = value.encode()
+    return op("SHORT_BINUNICODE") + bytes([len(data)]) + data
+
+
+def global_(module: str, name: str) -> bytes:
+    return text(module) + text(name) + op("STACK_GLOBAL")
+
+
+def program(*parts: bytes) -> bytes:
+    return op("PROTO") + b"\x04" + b"".join(parts) + op("STOP")
+
+
+def call(target: bytes, *args: bytes) -> bytes:
+    return target + op("MARK") + b"".join(args) + op("TUPLE") + op("REDUCE")
+
+
+@pytest.mark.parametrize("value", PLAIN, ids=lambda v: type(v).__name__)
+def test_plain_values_come_back_equal(value: object) -> None:
+    got = transport.admit(dumps(value), ALLOWED)
+    assert got == value
+    assert type(got) is type(value)
+
+
+def test_what_values_use_is_measured_not_guessed() -> None:
+    usage = Usage()
+    transport.admit(dumps(collections.OrderedDict(a=1)), Allowlist(), usage)
+    # a class called to make it, then given its items
+    assert usage.to_json()["globals"] == ["collections:OrderedDict build call ref"]
+
+
+def test_shared_and_recursive_structure_survives() -> None:
+    inner = [1, 2]
+    loop: list[Any] = [inner, inner]
+    loop.append(loop)
+    got = transport.admit(dumps(loop), ALLOWED)
+    assert got[0] is got[1]
+    assert got[2] is got
+
+
+def refusal(data: bytes, allowlist: Allowlist = ALLOWED) -> str:
+    with pytest.raises(RefusedError) as caught:
+        transport.admit(data, allowlist)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        pytest.param(
+            program(call(global_("posix", "system"), text("touch pwned"))),
+            "posix:system is not in the allowlist",
+            id="a function outside the list",
+        ),
+        pytest.param(
+            program(global_("builtins", "eval")),
+            "builtins:eval is not in the allowlist",
+            id="named, not even called",
+        ),
+        pytest.param(
+            program(global_("collections", "OrderedDict.__init_subclass__")),
+            "collections:OrderedDict.__init_subclass__ is not in the allowlist",
+            id="a dotted path past a listed class",
+        ),
+        pytest.param(
+            program(call(global_("functools", "partial"), global_("builtins", "complex"))),
+            "functools:partial is not in the allowlist",
+            id="functools.partial",
+        ),
+        pytest.param(
+            program(text("builtins") + text("getattr") + op("STACK_GLOBAL")),
+            "builtins:getattr is not in the allowlist",
+            id="getattr",
+        ),
+        pytest.param(
+            program(b"cbuiltins\neval\n"),
+            "opcode GLOBAL is not admitted",
+            id="protocol-0 GLOBAL",
+        ),
+        pytest.param(
+            program(op("MARK") + b"ibuiltins\ncomplex\n"),
+            "opcode INST is not admitted",
+            id="INST",
+        ),
+        pytest.param(
+            program(op("MARK") + global_("builtins", "complex") + op("OBJ")),
+            "opcode OBJ is not admitted",
+            id="OBJ",
+        ),
+        pytest.param(program(op("EXT1") + b"\x01"), "opcode EXT1 is not admitted", id="EXT1"),
+        pytest.param(
+            program(text("x") + op("BINPERSID")), "opcode BINPERSID is not admitted", id="PERSID"
+        ),
+        pytest.param(
+            op("PROTO") + b"\x05" + op("NONE") + op("STOP"),
+            "protocol 5 is not the one values are sent in",
+            id="protocol 5",
+        ),
+        pytest.param(
+            program(op("NONE") + op("NONE")),
+            "STOP leaves the machine in an unfinished state",
+            id="two values",
+        ),
+        pytest.param(
+            program(op("NONE")) + b"trailing",
+            "STOP leaves the machine in an unfinished state",
+            id="trailing bytes",
+        ),
+        pytest.param(
+            program(op("LONG4") + struct.pack("<i", 1 << 30)),
+            "LONG4 has an implausible size",
+            id="a gigantic integer",
+        ),
+    ],
+)
+def test_refused(data: bytes, reason: str) -> None:
+    assert reason in refusal(data)
+
+
+def test_only_listed_globals_may_be_called() -> None:
+    # range is listed with "call" (values use it); slice is only named in this list
+    listed = Allowlist.parse("builtins:range call\nbuiltins:slice\n")
+    assert transport.admit(
+        program(call(global_("builtins", "range"), op("BININT1") + b"\x03")), listed
+    ) == range(3)
+    assert "builtins:slice may not be called" in refusal(
+        program(call(global_("builtins", "slice"), op("BININT1") + b"\x03")), listed
+    )
+
+
+def test_an_object_the_pickle_built_may_not_be_called() -> None:
+    # complex(1) is built, then used as the callable of a second REDUCE
+    built = call(global_("builtins", "complex"), op("BININT1") + b"\x01")
+    reason = refusal(program(call(built, op("BININT1") + b"\x02")))
+    assert "may only call a listed global, not an object of type builtins.complex" in reason
+
+
+def test_new_objects_only_of_listed_classes() -> None:
+    listed = Allowlist.parse("collections:OrderedDict\n")  # named, not creatable
+    data = program(global_("collections", "OrderedDict") + op("EMPTY_TUPLE") + op("NEWOBJ"))
+    assert "NEWOBJ may only create a listed class" in refusal(data, listed)
+
+
+def test_state_only_for_classes_listed_with_build() -> None:
+    listed = Allowlist.parse("collections:deque call\n")
+    data = program(call(global_("collections", "deque")) + op("EMPTY_DICT") + op("BUILD"))
+    assert "collections:deque may not receive state" in refusal(data, listed)
+
+
+def test_items_only_for_containers_listed_with_build() -> None:
+    listed = Allowlist.parse("collections:OrderedDict call\n")
+    data = program(
+        call(global_("collections", "OrderedDict"))
+        + op("MARK") + text("k") + text("v") + op("SETITEMS")
+    )  # fmt: skip
+    assert "may not receive items from a returned value (SETITEMS)" in refusal(data, listed)
+
+
+class Frame:
+    """A stand-in for a library class whose method a check calls (``df.equals``)."""
+
+    def equals(self, other: object) -> bool:
+        return self is other
+
+
+def test_a_callable_attribute_may_not_hide_a_method() -> None:
+    # state {"equals": bool} would make `result.equals(expected)` true for anything
+    name = f"{__name__}:Frame"
+    listed = Allowlist.parse(f"{name} call build\nbuiltins:bool\n")
+    data = program(
+        call(global_(__name__, "Frame"))
+        + op("EMPTY_DICT") + text("equals") + global_("builtins", "bool") + op("SETITEM")
+        + op("BUILD")
+    )  # fmt: skip
+    assert f"{name}.equals is hidden by a callable attribute" in refusal(data, listed)
+    allowed = Allowlist.parse(f"{name} call build shadow=equals\nbuiltins:bool\n")
+    assert transport.admit(data, allowed).equals(1) is True  # where honest values need it
+
+
+def test_data_attributes_may_share_a_method_name() -> None:
+    listed = Allowlist.parse(f"{__name__}:Frame call build\n")
+    data = program(
+        call(global_(__name__, "Frame"))
+        + op("EMPTY_DICT") + text("equals") + op("NONE") + op("SETITEM") + op("BUILD")
+    )  # fmt: skip
+    assert transport.admit(data, listed).__dict__ == {"equals": None}
+
+
+def test_getattr_reaches_only_listed_attributes_of_listed_globals() -> None:
+    listed = Allowlist.parse(
+        "builtins:getattr call\ndatetime:datetime\ndatetime:datetime.fromisoformat call\n"
+    )
+    getter = global_("builtins", "getattr")
+    good = call(
+        call(getter, global_("datetime", "datetime"), text("fromisoformat")), text("2024-01-02")
+    )
+    assert transport.admit(program(good), listed) == dt.datetime.fromisoformat("2024-01-02")
+    bad = call(getter, global_("datetime", "datetime"), text("now"))
+    assert "datetime:datetime.now is not in the allowlist" in refusal(program(bad), listed)
+    dunder = call(getter, global_("datetime", "datetime"), text("__subclasses__"))
+    assert "getattr takes an object and a listed name" in refusal(program(dunder), listed)
+
+
+def test_a_bound_method_is_a_value_never_a_callable() -> None:
+    listed = Allowlist.parse(
+        "builtins:getattr call\ncollections:OrderedDict call build\ncollections:OrderedDict.clear\n"
+    )
+    bound = call(
+        global_("builtins", "getattr"), call(global_("collections", "OrderedDict")), text("clear")
+    )
+    assert callable(transport.admit(program(bound), listed))
+    assert "may only call a listed global" in refusal(program(call(bound)), listed)
+
+
+# -- defence in depth: the audit hook ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("listed", "payload", "event"),
+    [
+        ("builtins:eval call", call(global_("builtins", "eval"), text("1 + 1")), "compile"),
+        ("builtins:exec call", call(global_("builtins", "exec"), text("x = 1")), "compile"),
+        (
+            "builtins:open call",
+            call(global_("builtins", "open"), text("/etc/hostname")),
+            "open",
+        ),
+        (
+            "importlib:import_module call",
+            call(global_("importlib", "import_module"), text("antigravity")),
+            "(import|open|os.listdir|os.stat)",
+        ),
+        ("posix:system call", call(global_("posix", "system"), text("true")), "os.system"),
+        ("posix:listdir call", call(global_("posix", "listdir"), text("/")), "os.listdir"),
+    ],
+)
+def test_even_a_wrong_allowlist_cannot_run_code_or_touch_files(
+    listed: str, payload: bytes, event: str
+) -> None:
+    # The allowlist is data a maintainer edits; were it to list something that evaluates
+    # code or opens files, the audit hook still stops it: default-deny on events too.
+    assert re.search(
+        f"event {event} was raised", refusal(program(payload), Allowlist.parse(listed))
+    )
+    assert "antigravity" not in sys.modules
+
+
+def swallow(code: str) -> str:
+    """A 'library function' that tries something and hides the failure."""
+    try:
+        eval(code)
+    except Exception:
+        return "recovered"
+    return "ran"
+
+
+def test_a_refused_event_is_final_even_if_the_library_catches_it() -> None:
+    listed = Allowlist.parse(f"{__name__}:swallow call")
+    assert "event compile was raised" in refusal(
+        program(call(global_(__name__, "swallow"), text("1"))), listed
+    )
+
+
+def test_events_of_other_threads_are_not_the_values_doing() -> None:
+    started, stop = threading.Event(), threading.Event()
+
+    def busy() -> None:
+        started.set()
+        while not stop.is_set():
+            compile("1", "<other thread>", "eval")
+
+    thread = threading.Thread(target=busy, daemon=True)
+    thread.start()
+    started.wait()
+    try:
+        for _ in range(50):
+            assert transport.admit(dumps(PLAIN), ALLOWED) == PLAIN
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_the_hook_costs_nothing_outside_admission() -> None:
+    transport.admit(dumps(1), ALLOWED)  # installs it
+    assert transport._ACTIVE == [None]
+    compile("1", "<after>", "eval")  # not refused: nothing is being admitted
+
+
+# -- limits ------------------------------------------------------------------------------------
+
+
+def test_nesting_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transport, "MAX_DEPTH", 50)
+    deep = op("MARK") * 60 + op("NONE") + op("TUPLE") * 60
+    assert "nests too deeply" in refusal(program(deep))
+
+
+def test_the_number_of_objects_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transport, "MAX_OBJECTS", 1000)
+    many = op("EMPTY_LIST") + op("MARK") + op("EMPTY_DICT") * 2000 + op("APPENDS")
+    assert "builds more than 1000 objects" in refusal(program(many))
+
+
+def test_size_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transport, "MAX_BYTES", 100)
+    assert "larger than 100 bytes" in refusal(dumps("x" * 200))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", program(op("BINUNICODE") + struct.pack("<I", 10) + b"abc"), dumps([1, 2, 3])[:-3]],
+    ids=["empty", "short string", "cut off"],
+)
+def test_malformed_data_is_unreadable_not_a_crash(data: bytes) -> None:
+    with pytest.raises((UnreadableError, RefusedError)):
+        transport.admit(data, ALLOWED)
+
+
+# -- generated opcode streams ---------------------------------------------------------------
+
+OPCODES = sorted(
+    {v for k, v in vars(pickle).items() if k.isupper() and isinstance(v, bytes) and len(v) == 1}
+)
+SIDE_EFFECT = "__import__('sys').modules.__setitem__('harness_pwned', 1)"
+PIECES = st.one_of(
+    st.sampled_from(OPCODES),
+    st.sampled_from(
+        [
+            global_("builtins", "eval"),
+            global_("builtins", "complex"),
+            global_("collections", "OrderedDict"),
+            text(SIDE_EFFECT),
+            text("x"),
+            op("BININT1") + b"\x05",
+            op("EMPTY_DICT"),
+            op("MARK"),
+            op("TUPLE"),
+            op("REDUCE"),
+            op("BUILD"),
+        ]
+    ),
+    st.binary(max_size=6),
+)
+# A wrong allowlist on purpose: eval is "listed", so only the audit hook stands between a
+# generated stream and code execution.
+PERMISSIVE = ALLOWED.merged(Allowlist.parse("builtins:eval call"))
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.lists(PIECES, max_size=40))
+def test_generated_streams_are_data_or_refused(pieces: list[bytes]) -> None:
+    data = op("PROTO") + b"\x04" + b"".join(pieces) + op("STOP")
+    with contextlib.suppress(RefusedError, UnreadableError, MemoryError):
+        transport.admit(data, PERMISSIVE)
+    assert "harness_pwned" not in sys.modules
+
+
+def test_the_generated_streams_do_reach_eval() -> None:
+    # the generator above can write a call of eval: the test would catch a hook that failed
+    data = program(call(global_("builtins", "eval"), text(SIDE_EFFECT)))
+    assert "event compile was raised" in refusal(data, PERMISSIVE)
+    assert "harness_pwned" not in sys.modules
+
+
+# -- the allowlist file ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text_", "message"),
+    [
+        ("event exec", "the event exec can never be allowed"),
+        ("event os.system", "the event os.system can never be allowed"),
+        ("numpy ndarray", "expected module:qualname"),
+        ("numpy:ndarray sometimes", "unknown permission 'sometimes'"),
+        ("numpy:ndarray shadow", "unknown permission 'shadow'"),
+    ],
+)
+def test_bad_allowlist_lines_name_their_line(text_: str, message: str) -> None:
+    with pytest.raises(ValueError, match=f"^extra:2: {message}"):
+        Allowlist.parse("# a comment\n" + text_, "extra")
+
+
+def test_the_shipped_allowlist_parses() -> None:
+    shipped = Allowlist.shipped()
+    assert ("numpy", "ndarray") in shipped.entries or (
+        "numpy.core.multiarray",
+        "_reconstruct",
+    ) in shipped.entries
+    assert not any(e.startswith(transport.NEVER) for e in shipped.events)
+
+
+def test_an_extra_allowlist_adds_to_the_shipped_one() -> None:
+    combined = transport.shipped_allowlist("mypackage.things:Thing call build")
+    assert combined.entries[("mypackage.things", "Thing")] == {"ref", "call", "build"}
+    assert set(Allowlist.shipped().entries) < set(combined.entries)
+
+
+def test_admission_records_what_it_used() -> None:
+    usage = Usage()
+    Admission(dumps(dt.timedelta(1)), Allowlist(), usage).load()
+    assert usage.to_json() == {
+        "globals": ["datetime:timedelta call ref"],
+        "events": [],
+        "shadows": [],
+        "refusable": [],
+    }
+
+
+class Bag(dict[str, str]):
+    """A dict subclass, as scipy's dok_matrix (1.7 to 1.11) pickles: copyreg._reconstructor."""
+
+
+def test_a_class_derived_from_a_builtin_is_rebuilt_on_that_base_only() -> None:
+    reconstructor = global_("copyreg", "_reconstructor")
+    state = op("EMPTY_DICT") + text("k") + text("v") + op("SETITEM")
+    listed = Allowlist.parse(
+        f"copyreg:_reconstructor call\n{__name__}:Bag build\nbuiltins:dict\n"
+        "builtins:list\nbuiltins:object\ncollections:deque\n"
+    )
+    good = call(reconstructor, global_(__name__, "Bag"), global_("builtins", "dict"), state)
+    assert transport.admit(program(good), listed) == Bag(k="v")
+    wrong_base = call(reconstructor, global_(__name__, "Bag"), global_("builtins", "list"), state)
+    assert "only rebuilds a class on its built-in base" in refusal(program(wrong_base), listed)
+    not_buildable = call(
+        reconstructor, global_("collections", "deque"), global_("builtins", "object"), op("NONE")
+    )
+    assert "collections:deque may not be rebuilt" in refusal(program(not_buildable), listed)
