@@ -140,6 +140,12 @@ def measure(run_dirs: Sequence[Path], into: Measured | None = None) -> Measured:
                 if not usage:
                     continue
                 recorded += 1
+                refusable = [str(r) for r in usage.get("refusable", [])]
+                if refusable:
+                    # its values needed what is never admitted: listing the rest of what
+                    # they used would admit nothing, and only mislead a reader
+                    found.refusable.update(refusable)
+                    continue
                 python = outcome.python or versions.get("python", "")
                 for item in usage.get("globals", []):
                     name, *permissions = str(item).split()
@@ -155,7 +161,6 @@ def measure(run_dirs: Sequence[Path], into: Measured | None = None) -> Measured:
                     line.shadows.update(n for n in names.split(",") if n)
                 for event in usage.get("events", []):
                     found.events.setdefault(str(event), Line()).add_seen("python", python)
-                found.refusable.update(str(r) for r in usage.get("refusable", []))
     found.executions += recorded
     if not recorded:
         raise UsageError(

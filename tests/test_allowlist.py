@@ -109,3 +109,17 @@ def test_a_line_the_guard_would_not_read_is_never_written(tmp_path: Path) -> Non
     with pytest.raises(UsageError, match=r"allowlist.txt:\d+: the event exec can never be allowed"):
         allowlist.update([recorded_run(tmp_path, "r", [usage])], out)
     assert out.read_text() == "numpy:ndarray build\n"  # left as it was
+
+
+def test_what_was_used_beside_something_never_admitted_is_not_listed(tmp_path: Path) -> None:
+    # a Keras model rebuilds itself by evaluating code: that value can never come back,
+    # so what else it used is not listed either
+    keras = {
+        "globals": ["keras.src.models:Model._unpickle_model call ref"],
+        "refusable": ["event exec"],
+    }
+    run = recorded_run(tmp_path, "r", [USAGE, keras])
+    measured = allowlist.measure([run])
+    assert "keras.src.models:Model._unpickle_model" not in measured.globals
+    assert "numpy:ndarray" in measured.globals
+    assert measured.refusable == {"event exec"}

@@ -88,9 +88,10 @@ def scrub(keep: list[object]) -> None:
 def _leak(values: list[object]) -> None:
     """Keep ``values`` alive with a reference no Python code can find (gc's own walks
     are closed to the solution): clearing the frames must not run finalizers, which
-    would close files and free memory that C code (fonts, runtimes) still uses."""
-    for value in values:
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(value))
+    would close files and free memory that C code (fonts, runtimes) still uses. One
+    list holds them, and nothing but that leaked reference holds the list."""
+    if values:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(list(values)))
 
 
 def _clear_locals(frame: FrameType, kept: set[int]) -> None:
@@ -166,7 +167,11 @@ def _read_report(fd: int) -> tuple[Json, list[bytes]] | None:
             values, figures = report.get("values"), report.get("figures")
             if not isinstance(values, list) or not isinstance(figures, int) or figures < 0:
                 return None
-            count = len(values) + figures
+            bundle = report.get("bundle")
+            if bundle is not None and not isinstance(bundle, list):
+                return None
+            # values, then the bundle of figures, or else each figure on its own
+            count = len(values) + (1 if bundle is not None else figures)
         blobs = []
         total = len(header)
         for _ in range(count):
@@ -233,28 +238,58 @@ def _unforkable() -> str:
     return ""
 
 
-# The first process of the solutions' pid namespace (pid 1 there), once per execution.
-_NAMESPACE_INIT: list[int] = []
+class _Namespace:
+    """The pid namespace the solutions of one execution are born in.
 
+    Made once per execution, without a fork of this (large) process: this process
+    unshares a new pid namespace for its children, starts ``sleep`` as its first process
+    (pid 1 there, which holds it open and is gone by itself after ``lifetime`` seconds even
+    if nothing is left to kill it), and at once points its children back at its own pid
+    namespace. A process whose next children are born in another pid namespace may not
+    start threads (the kernel refuses with EINVAL), and a check, or TensorFlow or torch
+    under it, starts threads. So each guarded fork enters the solutions' namespace just for
+    the fork (``setns``) and leaves it right after.
 
-def _solution_namespace(lifetime: float) -> None:
-    """From now on, every child of this process is born in a new pid namespace, whose
-    first process (started here, tiny, doing nothing) holds it open. Solutions forked later
-    are its pid 2, 3…: they signal themselves as anywhere else, but cannot see or signal
-    the checker, which is outside; when the execution ends, the namespace and all in it go.
-
-    One namespace per execution, made without a mount namespace or a /proc of its own:
-    the solutions see the execution's /proc, where the checker's memory, descriptors and
-    environment are closed to them (it keeps capabilities they do not have).
-
-    The first process is ``sleep``: started without a fork of this (large) process, and
-    gone by itself after ``lifetime`` seconds even if nothing is left to kill it.
+    A solution is pid 2, 3… there: it signals itself as anywhere else, but cannot see or
+    signal the checker, which is outside; when the execution ends, the namespace and all
+    in it go. No mount namespace or /proc of its own: solutions see the execution's /proc,
+    where the checker's memory, descriptors and environment are closed to them (it keeps
+    capabilities they do not have).
     """
-    if _NAMESPACE_INIT:
-        return
-    sandbox.unshare_pid()
-    # none of this process's descriptors: a pipe it held would keep the execution's
-    # output open after the execution ended
+
+    def __init__(self, lifetime: float) -> None:
+        self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        sandbox.unshare_pid()
+        try:
+            self.init = os.posix_spawn(*_sleeper(lifetime), {}, file_actions=_no_descriptors())
+            self.solutions = os.open("/proc/%d/ns/pid" % self.init, os.O_RDONLY | os.O_CLOEXEC)
+        finally:
+            sandbox.set_pid_namespace(self.own)
+
+    def enter(self) -> None:
+        """Children started from now on are born in the solutions' namespace."""
+        sandbox.set_pid_namespace(self.solutions)
+
+    def leave(self) -> None:
+        """...and in this process's own again (so that it may start threads)."""
+        sandbox.set_pid_namespace(self.own)
+
+
+_NAMESPACE: list[_Namespace] = []  # this execution's, once made
+
+
+def _sleeper(lifetime: float) -> tuple[str, list[str]]:
+    seconds = str(int(lifetime) + 30)
+    sleeper = shutil.which("sleep") or "/bin/sleep"
+    if os.path.exists(sleeper):
+        return sleeper, [sleeper, seconds]
+    # no coreutils here: a Python that waits
+    return sys.executable, [sys.executable, "-S", "-c", "import time; time.sleep(%s)" % seconds]
+
+
+def _no_descriptors() -> list[Any]:
+    """None of this process's descriptors for a process it spawns: a pipe it held would
+    keep the execution's output open after the execution ended."""
     actions: list[Any] = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
@@ -265,14 +300,7 @@ def _solution_namespace(lifetime: float) -> None:
         with contextlib.suppress(OSError):
             if fd > 2 and os.get_inheritable(fd):
                 actions.append((os.POSIX_SPAWN_CLOSE, fd))
-    seconds = str(int(lifetime) + 30)
-    sleeper = shutil.which("sleep") or "/bin/sleep"
-    if os.path.exists(sleeper):
-        argv = [sleeper, seconds]
-    else:  # no coreutils here: a Python that waits
-        sleeper = sys.executable
-        argv = [sys.executable, "-S", "-c", "import time; time.sleep(%s)" % seconds]
-    _NAMESPACE_INIT.append(os.posix_spawn(sleeper, argv, {}, file_actions=actions))
+    return actions
 
 
 class Guard:
@@ -344,7 +372,8 @@ class Guard:
 
     def _run_apart(self, code: str, env: dict[str, Any]) -> None:
         if self.sandboxed:
-            _solution_namespace(float(self.limits.get("timeout", 120)))
+            if not _NAMESPACE:
+                _NAMESPACE.append(_Namespace(float(self.limits.get("timeout", 120))))
             # RLIMIT_NPROC counts every task of the user: the cap is what runs now plus
             # the allowance (where a pids cgroup holds the execution, that is the cap).
             if self.limits.get("task_cap") == "rlimit" and not self._nproc:
@@ -354,7 +383,17 @@ class Guard:
             with contextlib.suppress(Exception):
                 stream.flush()
         parent = os.getpid()
-        pid = os.fork()
+        namespace = _NAMESPACE[0] if self.sandboxed else None
+        if namespace is not None:
+            namespace.enter()
+        try:
+            pid = os.fork()
+        except BaseException:
+            if namespace is not None:
+                namespace.leave()
+            raise
+        if pid != 0 and namespace is not None:
+            namespace.leave()  # never in the child: its children stay in its namespace
         if pid == 0:  # pragma: no cover - the solution's process
             try:
                 # A process group of its own: kill(0, …) and killpg reach only what the
@@ -433,6 +472,33 @@ class Guard:
             finally:
                 os._exit(0)
 
+    def _apply_bundle(
+        self, rest: list[bytes], bundled: list[str], env: dict[str, Any]
+    ) -> list[bytes]:
+        """The figures and the values that hold them, sent as one pickle: admitted as
+        one (the figures re-register themselves with pyplot). Returns the pickles after it."""
+        if not rest:
+            return rest
+        try:
+            admitted = transport.admit(rest[0], self.allowlist, self.usage)
+        except transport.RefusedError as exc:
+            self.refused.append("the figures: %s" % exc)
+            for name in bundled:
+                env.pop(name, None)
+            raise GuardRefusedError("the solution's figures were refused: %s" % exc) from None
+        except transport.UnreadableError as exc:
+            self.lost.append("the figures could not be received: %s" % exc)
+            return rest[1:]
+        if (
+            not isinstance(admitted, tuple)
+            or len(admitted) != 2
+            or not isinstance(admitted[1], dict)
+            or sorted(admitted[1]) != sorted(bundled)
+        ):
+            raise GuardRefusedError("the figures came back in a shape they are not sent in")
+        env.update(admitted[1])
+        return rest[1:]
+
     def _apply(self, report: Json, blobs: list[bytes], env: dict[str, Any]) -> None:
         names = [n for n in report.get("values", []) if isinstance(n, str) and n.isidentifier()]
         if len(names) != len(report.get("values", [])) or any(n.startswith("__") for n in names):
@@ -467,7 +533,13 @@ class Guard:
         # it deleted goes
         skipped = report.get("skipped", {})
         skipped = skipped if isinstance(skipped, dict) else {}
-        kept = set(names) | set(skipped) | set(report.get("unchanged", []))
+        bundled = report.get("bundle")
+        bundled = [n for n in bundled if isinstance(n, str)] if isinstance(bundled, list) else None
+        if bundled is not None and not all(
+            n.isidentifier() and not n.startswith("__") for n in bundled
+        ):
+            raise GuardRefusedError("the report names a value that is not a variable of its own")
+        kept = set(names) | set(skipped) | set(report.get("unchanged", [])) | set(bundled or ())
         for name in [n for n in env if not n.startswith("__") and n not in kept]:
             if type(env[name]).__name__ not in transport.SKIPPED_TYPES:
                 del env[name]
@@ -480,9 +552,13 @@ class Guard:
             # The check will not see it: say why, so a failure that follows reads right.
             self.lost.append("%s could not be sent back: %s" % (name.strip("<>"), skipped[name]))
         pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is not None:
-            pyplot.close("all")
-            for blob in blobs[len(names) :]:
+        rest = blobs[len(names) :]
+        if pyplot is not None or bundled is not None:
+            if pyplot is not None:
+                pyplot.close("all")
+            if bundled is not None:
+                rest = self._apply_bundle(rest, bundled, env)
+            for blob in rest:
                 try:
                     # re-registers itself with pyplot
                     transport.admit(blob, self.allowlist, self.usage)
@@ -491,8 +567,9 @@ class Guard:
                     raise GuardRefusedError("a figure was refused: %s" % exc) from None
                 except transport.UnreadableError as exc:
                     self.lost.append("a figure could not be received: %s" % exc)
+            pyplot = sys.modules.get("matplotlib.pyplot")  # a bundle may have loaded it
             current = report.get("current")
-            if isinstance(current, int) and current in pyplot.get_fignums():
+            if pyplot is not None and isinstance(current, int) and current in pyplot.get_fignums():
                 pyplot.figure(current)
         _strict_masks()
 

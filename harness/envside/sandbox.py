@@ -193,6 +193,12 @@ def _minimal_dev() -> None:
     os.mkdir("/dev/pts", 0o755)
 
 
+def set_pid_namespace(fd: int) -> None:
+    """Children started from now on are born in the pid namespace ``fd`` refers to (this
+    process's own, or one below it)."""
+    _check(libc().setns(fd, CLONE_NEWPID), "setns pid")
+
+
 def unshare_pid() -> None:
     """Every child this process starts from now on is born in one new pid namespace
     (the first of them is its pid 1): they cannot see or signal anything outside it, and
@@ -224,8 +230,8 @@ def drop_privileges() -> None:
     """No capabilities, now or after any exec; no setuid gains."""
     c = libc()
     _check(c.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    for cap in range(64):
-        c.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # past the last capability, EINVAL: fine
+    for cap in range(_last_capability() + 1):
+        c.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     c.prctl(PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)
     number = _CAPSET.get(platform.machine())
     if number is None:
@@ -233,6 +239,27 @@ def drop_privileges() -> None:
     header = ctypes.create_string_buffer(b"\x22\x05\x08\x20" + b"\x00" * 4)  # v3, this pid
     data = ctypes.create_string_buffer(24)
     _check(c.syscall(number, header, data), "capset")
+
+
+def warm() -> None:
+    """Look up, once, what every execution's sandbox needs, so that forks inherit it."""
+    libc()
+    _last_capability()
+    platform.machine()
+
+
+_LAST_CAP: list[int] = []
+
+
+def _last_capability() -> int:
+    """The kernel's highest capability number (read once; 63 if it will not say)."""
+    if not _LAST_CAP:
+        try:
+            with open("/proc/sys/kernel/cap_last_cap") as fh:
+                _LAST_CAP.append(int(fh.read()))
+        except (OSError, ValueError):
+            _LAST_CAP.append(63)
+    return _LAST_CAP[0]
 
 
 def limit(fsize_mb: int, nproc: int, nofile: int = 4096) -> None:
@@ -400,11 +427,15 @@ def probe(workdir: str) -> str | None:
         message = b""
         try:
             enter(workdir)
+            # as the guard does (guard._Namespace): a namespace for children, entered and
+            # left around a fork
+            own = os.open("/proc/self/ns/pid", os.O_RDONLY)
             unshare_pid()
             inner = os.fork()
             if inner == 0:
                 drop_privileges()
                 os._exit(0)
+            set_pid_namespace(own)
             _, status = os.waitpid(inner, 0)
             if status != 0:
                 message = b"pid namespace: the first process failed"

@@ -147,6 +147,7 @@ class Scheduler:
             self.sandbox_reason = "switched off"
         sandbox.set_subreaper()
         sandbox.sweep_cgroups()
+        sandbox.warm()  # what the guard's children look up, looked up once here
         # A cap on processes and threads per execution: a pids cgroup where we may make
         # one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC.
         self.max_tasks = int(self.limits.get("tasks", 1024))
@@ -386,7 +387,10 @@ class Scheduler:
             "context": problem["context"],
             "solution": spec["solution"],
             "memory_mb": self.memory_mb,
-            "untrusted": not spec.get("trusted", False) and self.guard,
+            # measuring the allowlist, every solution goes through the guard (references
+            # are still trusted to name what the zygote imports)
+            "untrusted": (not spec.get("trusted", False) and self.guard)
+            or bool(self.batch.get("record_transport")),
             "sandboxed": self.sandbox_reason is None,
             "hide": self.hide,
             "limits": dict(

@@ -927,13 +927,23 @@ def snapshot(env: Dict[str, Any]) -> Dict[str, Tuple[int, bytes]]:
 def outputs(env: Dict[str, Any], before: Dict[str, Tuple[int, bytes]]) -> Tuple[Json, List[bytes]]:
     """What the solution assigned, pickled value by value; the open figures too.
 
-    Returns the report's header and the pickles it announces, values first."""
+    Values that hold a figure (``fig``, ``ax``, a seaborn grid) travel in one pickle with
+    the open figures — the *bundle* — so that a figure is sent, and admitted, once, and
+    ``fig`` is the very figure pyplot holds, as it was in the solution's process.
+
+    Returns the report's header and the pickles it announces: values first, then the
+    bundle (if any), then figures that could only be sent on their own."""
     names: List[str] = []
     blobs: List[bytes] = []
     unchanged: List[str] = []
     skipped: Dict[str, str] = {}
+    drawn: Dict[str, Any] = {}  # values that hold figures, for the bundle
+    pyplot = sys.modules.get("matplotlib.pyplot")
     for name, value in list(env.items()):
         if name.startswith("__") or type(value).__name__ in SKIPPED_TYPES:
+            continue
+        if pyplot is not None and name not in before and _holds_artists(value):
+            drawn[name] = value
             continue
         try:
             blob = _dumps(value)
@@ -946,14 +956,29 @@ def outputs(env: Dict[str, Any], before: Dict[str, Tuple[int, bytes]]) -> Tuple[
         else:
             names.append(name)
             blobs.append(blob)
-    figures, current = 0, None
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is not None:
-        numbers = pyplot.get_fignums()
-        if numbers:
-            current = pyplot.gcf().number
-        for number in numbers:
-            figure = pyplot.figure(number)
+    header: Json = {"kind": "ok", "values": names, "unchanged": unchanged, "skipped": skipped}
+    # bundle: the names of the values in the bundle, or None when no bundle is sent
+    header.update(bundle=None, figures=0, current=None)
+    if pyplot is None:
+        return header, blobs
+    numbers = pyplot.get_fignums()
+    if numbers:
+        header["current"] = pyplot.gcf().number
+    figures = [pyplot.figure(number) for number in numbers]
+    if figures or drawn:
+        bundle = _bundle(figures, drawn)
+        if bundle is not None:
+            header.update(bundle=list(drawn), figures=len(figures))
+            blobs.append(bundle)
+            return header, blobs
+        # something in it cannot be pickled: each value and figure on its own
+        for name, value in drawn.items():
+            try:
+                blobs.append(_dumps(value))
+                names.append(name)
+            except Exception as exc:
+                skipped[name] = "%s: %s" % (type(exc).__name__, str(exc)[:200])
+        for number, figure in zip(numbers, figures):
             try:
                 blobs.append(_dumps(figure))
             except Exception as exc:
@@ -966,16 +991,41 @@ def outputs(env: Dict[str, Any], before: Dict[str, Tuple[int, bytes]]) -> Tuple[
                         str(exc)[:200],
                     )
                     continue
-            figures += 1
-    header = {
-        "kind": "ok",
-        "values": names,
-        "unchanged": unchanged,
-        "skipped": skipped,
-        "figures": figures,
-        "current": current,
-    }
+            header["figures"] += 1
     return header, blobs
+
+
+def _bundle(figures: List[Any], drawn: Dict[str, Any]) -> Optional[bytes]:
+    try:
+        return _dumps((figures, drawn))
+    except Exception:
+        pass
+    try:  # a tick formatter around a lambda: fix the ticks as drawn, then try again
+        for figure in figures:
+            _freeze_ticks(figure)
+        return _dumps((figures, drawn))
+    except Exception:
+        return None
+
+
+_ARTIST_TOPS = ("matplotlib", "mpl_toolkits", "seaborn")
+
+
+def _holds_artists(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is (or directly holds) a Matplotlib or seaborn object: an axes, a
+    figure, a list of lines, an array of axes, a seaborn grid."""
+    module = getattr(type(value), "__module__", "") or ""
+    if module.split(".")[0] in _ARTIST_TOPS:
+        return True
+    if depth >= 2:
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_holds_artists(v, depth + 1) for v in value[:16])
+    if isinstance(value, dict):
+        return any(_holds_artists(v, depth + 1) for v in list(value.values())[:16])
+    if getattr(getattr(value, "dtype", None), "kind", "") == "O":  # plt.subplots' axes
+        return any(_holds_artists(v, depth + 1) for v in value.flat[:16])
+    return False
 
 
 def _freeze_ticks(figure: Any) -> None:
