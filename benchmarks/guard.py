@@ -1,6 +1,7 @@
 """What the sandbox and the guard cost, and that they change no honest outcome.
 
     python benchmarks/guard.py [--combo ds1000-2024] [--limit N] [--models codex002,...]
+    python benchmarks/guard.py --combo latest --skip "sandbox only"   # equivalence only
 
 Runs DS-1000 (references and the published model answers) in one combo three times,
 one after the other in this one invocation: as shipped (sandbox + guard), sandbox
@@ -64,6 +65,10 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="first N problems only")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--results", help="keep the runs here (default: a temporary dir)")
+    parser.add_argument(
+        "--skip", action="append", default=[], choices=[c for c in CONFIGS if c != "unprotected"],
+        help="leave out a configuration (e.g. for an equivalence check only)",
+    )  # fmt: skip
     args = parser.parse_args()
     if not (DATA / "ds1000.jsonl.gz").is_file():
         print(f"DS-1000 not found at {DATA}", file=sys.stderr)
@@ -74,6 +79,8 @@ def main() -> int:
         run([], argparse.Namespace(**{**vars(args), "limit": 1}), results, "warm-up")
         walls, runs = {}, {}
         for name, config in CONFIGS.items():
+            if name in args.skip:
+                continue
             run_id = name.replace(" + ", "-").replace(" ", "-")
             walls[name] = run(config, args, results, run_id)
             runs[name] = outcomes(results / run_id / f"{args.combo}.jsonl")
