@@ -31,10 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import problems as problems_mod  # noqa: E402
-from harness import spec  # noqa: E402
+from harness import problemsets, spec  # noqa: E402
 from harness.envs import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.problems import REFERENCE, Solution  # noqa: E402
+from harness.problem import REFERENCE, Problem, Solution  # noqa: E402
 from harness.runner import Execution, RunOptions, batch_payload  # noqa: E402
 
 DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
@@ -84,11 +83,11 @@ def main() -> int:
     if not env.ok:
         print(f"cannot build {combo.id}: {env.error}", file=sys.stderr)
         return 1
-    sets: dict[str, list[problems_mod.Problem]] = {}
+    sets: dict[str, list[Problem]] = {}
     if "ds1000" in args.sets and DS1000.is_file():
-        sets["ds1000"] = problems_mod.load_ds1000(DS1000)
+        sets["ds1000"] = problemsets.load_jsonl(DS1000)
     if "problems" in args.sets:
-        sets["problems"] = problems_mod.load_problems([ROOT / "problems"])
+        sets["problems"] = problemsets.load_problems([ROOT / "problems"])
     print(
         f"machine: {platform.machine()}, {platform.processor() or '?'}; cores: "
         f"{subprocess.run(['nproc'], capture_output=True, text=True, check=False).stdout.strip()}; "

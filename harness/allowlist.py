@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from harness.envs import ENVSIDE
 from harness.errors import UsageError
 from harness.libraries import lookup
-from harness.results import RunDir
+from harness.rundir import RunDir
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -131,7 +131,7 @@ def measure(run_dirs: Sequence[Path], into: Measured | None = None) -> Measured:
     recorded = 0
     for path in run_dirs:
         run = RunDir(path)
-        if not (path / "run.json").is_file():
+        if not run.manifest.is_file():
             raise UsageError(f"{path}: not a run directory (no run.json)")
         for combo in run.combos():
             versions = _env_versions(path, combo)

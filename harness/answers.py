@@ -1,4 +1,5 @@
-"""Model answers: one JSONL file per model, cleaned up as DS-1000's grader does.
+"""Model answers: one JSONL file per model (``.jsonl`` or ``.jsonl.gz``, read as every
+JSONL input is: ``harness.jsonl``), cleaned up as DS-1000's grader does.
 
 A line holds the problem it answers (``problem_id``, ``task_id`` or
 ``metadata.problem_id``, the full id ``ds1000/12`` or the set's own ``12``) and ``code``
@@ -9,13 +10,12 @@ a list of code strings.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import ProblemError
 from harness.formats import cibench
-from harness.problems import MODEL_PREFIX, Problem, Solution
+from harness.jsonl import line_error, read_rows
+from harness.problem import MODEL_PREFIX, Problem, Solution
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -81,39 +81,23 @@ def load_answers(
             oracles.setdefault(task, []).append(p)
     solutions: list[Solution] = []
     seen: dict[str, int] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProblemError(shown, None, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(shown, None, f"cannot read: {exc}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"line {number}"
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise ProblemError(shown, where, f"invalid JSON: {exc}", line=number) from None
-        if not isinstance(row, dict):
-            raise ProblemError(shown, where, "expected a JSON object", line=number)
+    for number, row in read_rows(path, shown):
         key = _problem_key(row)
         if key is None:
-            raise ProblemError(shown, where, "no problem_id (or metadata.problem_id)", line=number)
+            raise line_error(shown, number, "no problem_id (or metadata.problem_id)")
         code = row.get("code", row.get("solution"))
         if code is None and isinstance(row.get("steps"), list):
             steps = row["steps"]
             if not all(isinstance(step, str) for step in steps):
-                raise ProblemError(shown, where, "steps must be a list of strings", line=number)
+                raise line_error(shown, number, "steps must be a list of strings")
             code = cibench.script(steps)
         if not isinstance(code, str) and not (
             isinstance(code, list) and code and isinstance(code[0], str)
         ):
-            raise ProblemError(
+            raise line_error(
                 shown,
-                where,
+                number,
                 "code (or solution, or steps) must be a string or a list of strings",
-                line=number,
             )
         if key in by_id:
             problem = by_id[key]
@@ -121,22 +105,20 @@ def load_answers(
             problem = by_native[key][0]
         elif key in by_native:
             sets = ", ".join(p.set_name for p in by_native[key])
-            raise ProblemError(
+            raise line_error(
                 shown,
-                where,
+                number,
                 f"problem_id {key!r} is ambiguous (in {sets}): use the full id",
-                line=number,
             )
         else:
-            raise ProblemError(shown, where, f"no problem {key!r} in the problem sets", line=number)
+            raise line_error(shown, number, f"no problem {key!r} in the problem sets")
         if selected is not None and problem.id not in selected:
             continue
         if problem.id in seen:
-            raise ProblemError(
+            raise line_error(
                 shown,
-                where,
+                number,
                 f"second answer to {problem.id} (first on line {seen[problem.id]})",
-                line=number,
             )
         seen[problem.id] = number
         cleaned = postprocess(code)

@@ -26,7 +26,8 @@ from packaging.version import Version
 from harness import interpreters
 from harness.causes import diagnose
 from harness.drift import related_warnings
-from harness.libraries import MODULE_TO_PACKAGE, canonical, lookup
+from harness.errors import UsageError
+from harness.libraries import MODULE_TO_PACKAGE, canonical, lookup, same_library
 from harness.results import Outcome, Status
 from harness.runner import ComboRun, Execution, RunOptions
 from harness.spec import Combo, LibrarySpec, VersionKind
@@ -91,6 +92,31 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        """The inverse of :meth:`to_dict` (a run's analysis.json)."""
+
+        def optional(key: str) -> str | None:
+            value = data.get(key)
+            return None if value is None else str(value)
+
+        return cls(
+            problem_id=str(data["problem_id"]),
+            source=str(data["source"]),
+            good=str(data["good"]),
+            bad=str(data["bad"]),
+            library=optional("library"),
+            how=str(data.get("how", "")),
+            python=optional("python"),
+            last_good=optional("last_good"),
+            first_bad=optional("first_bad"),
+            error=str(data.get("error", "")),
+            warning=str(data.get("warning", "")),
+            candidates=int(data.get("candidates", 0)),
+            trials=int(data.get("trials", 0)),
+            moved={str(k): str(v) for k, v in dict(data.get("moved", {})).items()},
+        )
+
 
 def distribution(module: str) -> str:
     return MODULE_TO_PACKAGE.get(module, module).lower().replace("_", "-")
@@ -108,9 +134,8 @@ def problem_packages(execution: Execution, versions: Mapping[str, str]) -> dict[
         modules.append("scipy")
     pins = {}
     for module in modules:
-        dist = distribution(module)
-        for name in (dist, "tensorflow-cpu" if dist == "tensorflow" else ""):
-            if name and name in versions:
+        for name in same_library(distribution(module)):
+            if name in versions:
                 pins[name] = versions[name]
                 break
     return pins
@@ -319,7 +344,7 @@ def _bisect_found(
     done: Callable[..., Finding],
     how: str,
 ) -> Generator[Need, Answer, Finding]:
-    library = canonical("tensorflow" if package == "tensorflow-cpu" else package)
+    library = canonical(package)  # the library of a distribution: tensorflow-cpu is tensorflow
     try:
         series = releases(package, python)
     except (IndexUnavailableError, LookupError) as exc:
@@ -505,7 +530,7 @@ def bisect_library(
         execution.solution.source,
         f"{package} {good}",
         f"{package} {bad}",
-        library=canonical("tensorflow" if package == "tensorflow-cpu" else package),
+        library=canonical(package),
         python=python,
     )
 
@@ -560,3 +585,52 @@ def analyse_drift(
             )
         )
     return drive(lab, investigations)
+
+
+def python_for(
+    package: str, good: str, bad: str, start: str, releases: Callable[[str, str], list[str]]
+) -> str:
+    """The first Python from ``start`` up on which both ends have a wheel."""
+    for python in pythons_between(start, interpreters.SUPPORTED_PYTHONS[-1]):
+        try:
+            available = set(releases(package, python))
+        except (IndexUnavailableError, LookupError):
+            continue
+        if good in available and bad in available:
+            return python
+    raise UsageError(f"no Python from {start} up has wheels of {package} {good} and {bad}")
+
+
+def bisect_release(
+    execution: Execution,
+    library: str,
+    good: str,
+    bad: str,
+    *,
+    builder: EnvBuilder,
+    combo: Combo,
+    python: str | None = None,
+    log: Callable[[str], None] = lambda _m: None,
+) -> tuple[Finding, str]:
+    """``harness bisect``: the first release of ``library`` from ``good`` to ``bad`` where
+    ``execution``'s outcome changes, the problem's other libraries pinned as in ``combo``.
+
+    The trials run on ``python``, or else on the first Python from the combo's up that
+    has wheels of both ends. Returns the finding and the distribution bisected.
+    """
+    found = lookup(library)
+    package = found.package if found else library
+    try:
+        _, base_versions = builder.resolved_versions(combo)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    others = {
+        k: v
+        for k, v in problem_packages(execution, base_versions).items()
+        if k not in (package, library)
+    }
+    releases = release_lister(builder.index)
+    chosen = python or python_for(package, good, bad, combo.python, releases)
+    investigation = bisect_library(execution, package, good, bad, chosen, others, releases)
+    (finding,) = drive(Lab(builder, RunOptions(), log=log), [investigation])
+    return finding, package

@@ -40,16 +40,7 @@ ENVSIDE = Path(__file__).parent / "envside" / "__main__.py"
 READY_MARKER = ".harness-ready"
 # Never compile these from source: a sdist of numpy or torch on a CI runner means
 # an hour of compiling or a failure; a missing wheel should be a clear env_error.
-_BINARY_ONLY = (
-    "numpy",
-    "pandas",
-    "scipy",
-    "scikit-learn",
-    "matplotlib",
-    "torch",
-    "tensorflow",
-    "tensorflow-cpu",
-)
+_BINARY_ONLY = tuple(name for lib in LIBRARIES for name in lib.distributions)
 _LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
@@ -103,10 +94,7 @@ class EnvInfo:
         """Versions of the seven libraries (by canonical key) in this env."""
         out = {}
         for lib in LIBRARIES:
-            names = [lib.package, lib.key]
-            if lib.key == "tensorflow":
-                names.append("tensorflow-cpu")
-            found = next((self.versions[n] for n in names if n in self.versions), None)
+            found = next((self.versions[n] for n in lib.distributions if n in self.versions), None)
             if found:
                 out[lib.key] = found
         return out
@@ -385,7 +373,7 @@ def _uv_message(proc: subprocess.CompletedProcess[str]) -> str:
     text = (proc.stderr or proc.stdout or f"uv exited with status {proc.returncode}").strip()
     parts = []
     for raw in text.splitlines():
-        line = re.sub(r"^[\s×╰─▶│]+", "", raw).strip()
+        line = re.sub(r"^[\s×├╰─▶│]+", "", raw).strip()
         line = re.sub(r"^(error|cause|caused by|hint):\s*", "", line, flags=re.IGNORECASE)
         if line:
             parts.append(line)

@@ -37,10 +37,6 @@ class ProblemError(HarnessError):
     """A mistake in a problem or answers file."""
 
 
-class EnvError(HarnessError):
-    """An environment or interpreter the run cannot use (for the whole run, not one combo)."""
-
-
 class UsageError(HarnessError):
     """A bad command-line option or combination of options."""
 

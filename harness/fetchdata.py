@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from harness.envs import EnvInfo
-    from harness.problems import Problem
+    from harness.problem import Problem
 
 SEABORN_URL = "https://raw.githubusercontent.com/mwaskom/seaborn-data/master"
 _SEABORN = re.compile(r"""load_dataset\(\s*["']([\w-]+)["']""")

@@ -12,13 +12,13 @@ whole path runs the same on one machine:
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from harness.drift import natural_key
-from harness.results import OutcomeWriter, RunDir, read_outcomes, write_json
+from harness.results import OutcomeWriter, read_outcomes
+from harness.rundir import RunDir, RunManifest
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -64,14 +64,16 @@ def merge(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
     last one seen); environment records, locks and model answers are copied; the
     manifests' combos and inputs are joined. Returns outcomes per combo.
     """
-    manifest: dict[str, Any] = {}
+    manifest: RunManifest | None = None
     combined: dict[str, dict[tuple[str, str, str, int], Outcome]] = {}
     for source in sources:
         run = RunDir(source)
-        if run.manifest.is_file():
-            part = json.loads(run.manifest.read_text(encoding="utf-8"))
-            combos = list(dict.fromkeys([*manifest.get("combos", []), *part.get("combos", [])]))
-            manifest = {**part, **manifest, "combos": combos}
+        part = run.read_manifest()
+        if part is not None:
+            # the first job's manifest speaks for the run; the combos are every job's
+            first = manifest or part
+            combos = tuple(dict.fromkeys([*first.combos, *part.combos]))
+            manifest = replace(first, combos=combos)
         for combo in run.combos():
             outcomes, _ = read_outcomes(run.outcomes(combo))
             bucket = combined.setdefault(combo, {})
@@ -90,9 +92,10 @@ def merge(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
         with OutcomeWriter(target.outcomes(combo)) as writer:
             for seq, o in enumerate(ordered):
                 writer.write(_renumbered(o, seq, target.run_id))
-    manifest["run_id"] = target.run_id
-    manifest.setdefault("inputs", {}).pop("shard", None)
-    write_json(target.manifest, manifest)
+    merged = manifest or RunManifest(target.run_id)
+    # the merged run is every shard of it
+    inputs = replace(merged.inputs, shard=None)
+    target.write_manifest(replace(merged, run_id=target.run_id, inputs=inputs))
     return {combo: len(bucket) for combo, bucket in combined.items()}
 
 

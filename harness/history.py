@@ -11,16 +11,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import UsageError
-from harness.reports import load_envs, load_manifest
 from harness.results import Status
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from harness.results import RunDir
+    from harness.rundir import RunDir
 
 SCHEMA_VERSION = 2  # 2: releases_seen
 _SCHEMA = """
@@ -43,6 +44,124 @@ CREATE TABLE IF NOT EXISTS releases_seen (
 );
 """
 _FAILURES = tuple(s.value for s in Status if s.is_failure)
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """An execution that passed in one run and failed in the next, or the reverse."""
+
+    combo: str
+    problem_id: str
+    source: str
+    before: str  # status
+    after: str
+    error: str | None = None  # for a new failure: its first line ("" when it has none)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "combo": self.combo,
+            "problem_id": self.problem_id,
+            "source": self.source,
+            "before": self.before,
+            "after": self.after,
+        }
+        return data if self.error is None else {**data, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StatusChange:
+        error = data.get("error")
+        return cls(
+            str(data["combo"]),
+            str(data["problem_id"]),
+            str(data["source"]),
+            str(data["before"]),
+            str(data["after"]),
+            None if error is None else str(error),
+        )
+
+
+@dataclass(frozen=True)
+class NewWarning:
+    """A warning no execution of the previous run raised."""
+
+    library: str
+    category: str
+    message: str
+    problems: tuple[str, ...]  # "combo:problem" that raised it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library": self.library,
+            "category": self.category,
+            "message": self.message,
+            "problems": list(self.problems),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NewWarning:
+        return cls(
+            str(data["library"]),
+            str(data["category"]),
+            str(data["message"]),
+            tuple(str(p) for p in data["problems"]),
+        )
+
+
+@dataclass(frozen=True)
+class VersionChange:
+    """A library whose version in a combo moved between the two runs."""
+
+    combo: str
+    library: str
+    before: str  # "-" when the library was not there
+    after: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "combo": self.combo,
+            "library": self.library,
+            "before": self.before,
+            "after": self.after,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VersionChange:
+        return cls(
+            str(data["combo"]), str(data["library"]), str(data["before"]), str(data["after"])
+        )
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed from run ``previous`` to run ``current`` (kept in summary.json)."""
+
+    previous: str
+    current: str
+    new_failures: tuple[StatusChange, ...] = ()
+    new_fixes: tuple[StatusChange, ...] = ()
+    new_warnings: tuple[NewWarning, ...] = ()
+    releases: tuple[VersionChange, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "previous": self.previous,
+            "current": self.current,
+            "new_failures": [c.to_dict() for c in self.new_failures],
+            "new_fixes": [c.to_dict() for c in self.new_fixes],
+            "new_warnings": [w.to_dict() for w in self.new_warnings],
+            "releases": [r.to_dict() for r in self.releases],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Changes:
+        return cls(
+            previous=str(data["previous"]),
+            current=str(data["current"]),
+            new_failures=tuple(StatusChange.from_dict(c) for c in data.get("new_failures", [])),
+            new_fixes=tuple(StatusChange.from_dict(c) for c in data.get("new_fixes", [])),
+            new_warnings=tuple(NewWarning.from_dict(w) for w in data.get("new_warnings", [])),
+            releases=tuple(VersionChange.from_dict(r) for r in data.get("releases", [])),
+        )
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -68,8 +187,8 @@ def connect(path: Path) -> sqlite3.Connection:
 
 def record(db: sqlite3.Connection, run: RunDir) -> None:
     """Store ``run`` (its envs and outcomes), replacing an earlier record of it."""
-    manifest = load_manifest(run)
-    combos = list(dict.fromkeys([*manifest.get("combos", []), *run.combos()]))
+    manifest = run.read_manifest()
+    combos = run.known_combos(manifest)
     run_id = run.run_id
     with db:
         for table in ("runs", "envs", "outcomes"):
@@ -79,13 +198,13 @@ def record(db: sqlite3.Connection, run: RunDir) -> None:
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
             (
                 run_id,
-                manifest.get("started"),
-                manifest.get("matrix"),
-                manifest.get("baseline"),
+                manifest.started if manifest else None,
+                manifest.matrix if manifest else None,
+                manifest.baseline if manifest else None,
                 order,
             ),
         )
-        for combo, env in load_envs(run, combos).items():
+        for combo, env in run.read_envs(combos).items():
             db.execute(
                 "INSERT INTO envs VALUES (?, ?, ?, ?, ?, ?)",
                 (
@@ -147,7 +266,7 @@ def _versions(db: sqlite3.Connection, run_id: str) -> dict[str, dict[str, str]]:
     return {combo: json.loads(v) for combo, v in rows}
 
 
-def diff(db: sqlite3.Connection, before: str, after: str) -> dict[str, Any]:
+def diff(db: sqlite3.Connection, before: str, after: str) -> Changes:
     """What changed from run ``before`` to run ``after``."""
     known = runs(db)
     for run_id in (before, after):
@@ -159,59 +278,67 @@ def diff(db: sqlite3.Connection, before: str, after: str) -> dict[str, Any]:
     new_failures, new_fixes = [], []
     for key in sorted(set(a) & set(b)):
         (was, _, _), (now, message, _) = a[key], b[key]
-        item = {
-            "combo": key[0],
-            "problem_id": key[1],
-            "source": key[2],
-            "before": was,
-            "after": now,
-        }
         if was == Status.PASS.value and now in _FAILURES:
-            new_failures.append({**item, "error": message})
+            new_failures.append(StatusChange(*key, was, now, error=message))
         elif was in _FAILURES and now == Status.PASS.value:
-            new_fixes.append(item)
+            new_fixes.append(StatusChange(*key, was, now))
     seen = {(w[0], w[1]) for _, _, ws in a.values() for w in ws}
-    new_warnings: dict[tuple[str, str], dict[str, Any]] = {}
+    # (category, message) → (library, the executions that raised it), in first-seen order
+    new_warnings: dict[tuple[str, str], tuple[str, list[str]]] = {}
     for (combo, problem_id, _), (_, _, ws) in sorted(b.items()):
         for category, message, module in ws:
             if (category, message) not in seen and not module.startswith("<"):
-                entry = new_warnings.setdefault(
-                    (category, message),
-                    {
-                        "library": module.split(".")[0],
-                        "category": category,
-                        "message": message,
-                        "problems": [],
-                    },
+                _, problems = new_warnings.setdefault(
+                    (category, message), (module.split(".")[0], [])
                 )
-                entry["problems"].append(f"{combo}:{problem_id}")
+                problems.append(f"{combo}:{problem_id}")
     va, vb = _versions(db, before), _versions(db, after)
-    releases = [
-        {
-            "combo": combo,
-            "library": lib,
-            "before": va[combo].get(lib, "-"),
-            "after": vb[combo].get(lib, "-"),
-        }
-        for combo in sorted(set(va) & set(vb))
-        for lib in sorted(set(va[combo]) | set(vb[combo]))
-        if va[combo].get(lib) != vb[combo].get(lib)
-    ]
-    return {
-        "previous": before,
-        "current": after,
-        "new_failures": new_failures,
-        "new_fixes": new_fixes,
-        "new_warnings": list(new_warnings.values()),
-        "releases": releases,
-    }
+    return Changes(
+        previous=before,
+        current=after,
+        new_failures=tuple(new_failures),
+        new_fixes=tuple(new_fixes),
+        new_warnings=tuple(
+            NewWarning(library, category, message, tuple(problems))
+            for (category, message), (library, problems) in new_warnings.items()
+        ),
+        releases=tuple(
+            VersionChange(combo, lib, va[combo].get(lib, "-"), vb[combo].get(lib, "-"))
+            for combo in sorted(set(va) & set(vb))
+            for lib in sorted(set(va[combo]) | set(vb[combo]))
+            if va[combo].get(lib) != vb[combo].get(lib)
+        ),
+    )
+
+
+def compare(path: Path, chosen: Sequence[str] = ()) -> Changes:
+    """``harness diff``: what changed between two recorded runs of the history at ``path``.
+
+    ``chosen`` names them (one: that run and the one recorded before it); by default the
+    last run recorded and the one before it.
+    """
+    if not path.is_file():
+        raise UsageError(f"{path}: no history yet (harness run records each run there)")
+    if len(chosen) > 2:
+        raise UsageError("diff takes at most two runs")
+    with closing(connect(path)) as db:
+        known = runs(db)
+        if chosen:
+            after = chosen[-1]
+            before = chosen[0] if len(chosen) == 2 else previous(db, after)
+        else:
+            after = known[-1] if known else ""
+            before = previous(db, after) if after else None
+        if not before:
+            raise UsageError("need two recorded runs to compare")
+        return diff(db, before, after)
 
 
 def default_path(results_root: Path) -> Path:
     return results_root / "history.sqlite"
 
 
-def record_and_diff(run: RunDir, history: Path) -> dict[str, Any] | None:
+def record_and_diff(run: RunDir, history: Path) -> Changes | None:
     """Record ``run`` and return what changed since the run recorded before it."""
     with closing(connect(history)) as db:
         record(db, run)

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+# The Pythons a combo may ask for: the env side's floor (3.8) to the newest it is tested on.
+SUPPORTED_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
+
 
 @dataclass(frozen=True)
 class Interpreter:
@@ -92,3 +95,15 @@ def find(wanted: str) -> Interpreter:
         f"no Python {wanted} found on PATH or under {roots}"
         + (f" (tried {', '.join(tried)})" if tried else "")
     )
+
+
+def available(versions: tuple[str, ...] = SUPPORTED_PYTHONS) -> list[str]:
+    """Those of ``versions`` this machine has an interpreter for."""
+    found = []
+    for version in versions:
+        try:
+            find(version)
+        except InterpreterNotFoundError:
+            continue
+        found.append(version)
+    return found

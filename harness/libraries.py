@@ -3,6 +3,8 @@
 A library has one canonical key (its usual PyPI name, used in ``matrix.toml``),
 a default distribution to install, the module it is imported as, and the
 aliases other benchmarks use for it (DS-1000 says ``Sklearn``, ``Pytorch``).
+This module is the one place these facts live: TensorFlow is installed as
+``tensorflow-cpu`` by default, but either distribution is TensorFlow.
 """
 
 from __future__ import annotations
@@ -10,16 +12,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from packaging.utils import canonicalize_name
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
 @dataclass(frozen=True)
 class Library:
-    key: str
-    package: str
-    module: str
+    key: str  # canonical: its usual PyPI name, as matrix.toml spells it
+    package: str  # the distribution installed unless a combo asks for another
+    module: str  # the top-level module it is imported as
     aliases: tuple[str, ...] = ()
+
+    @property
+    def distributions(self) -> tuple[str, ...]:
+        """Every distribution that installs it: the default first, then its PyPI name."""
+        return tuple(dict.fromkeys((self.package, self.key)))
 
 
 LIBRARIES: tuple[Library, ...] = (
@@ -43,7 +52,6 @@ _BY_ANY_NAME: Mapping[str, Library] = {
 # extras users commonly add; used to say which package a missing module needs.
 MODULE_TO_PACKAGE: Mapping[str, str] = {
     **{lib.module: lib.package for lib in LIBRARIES},
-    "sklearn": "scikit-learn",
     "mpl_toolkits": "matplotlib",  # ships inside matplotlib
     "yaml": "pyyaml",
     "PIL": "pillow",
@@ -57,6 +65,20 @@ def lookup(name: str) -> Library | None:
     return _BY_ANY_NAME.get(name.strip().lower().replace("_", "-")) or _BY_ANY_NAME.get(
         name.strip().lower()
     )
+
+
+def installs(distribution: str) -> Library | None:
+    """The library a distribution installs (``tensorflow-cpu`` → TensorFlow), if one."""
+    lib = lookup(distribution)
+    return lib if lib is not None and canonicalize_name(distribution) in lib.distributions else None
+
+
+def same_library(distribution: str) -> tuple[str, ...]:
+    """``distribution`` and every other distribution of the same library, in that order:
+    the names a lock may list that library under (``tensorflow``, ``tensorflow-cpu``)."""
+    lib = installs(distribution)
+    others = lib.distributions if lib else ()
+    return tuple(dict.fromkeys((distribution, *others)))
 
 
 def canonical(name: str) -> str:

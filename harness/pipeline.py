@@ -1,4 +1,9 @@
-"""The main job: for each combo, build its env, run its executions, then write the reports.
+"""The main job, as stages that each take the previous one's result.
+
+1. :func:`plan`: a :class:`RunRequest` (``harness run``'s options, or the ones a resumed
+   run recorded, :func:`resume`) becomes a :class:`Job`: combos, problems, solutions, options;
+2. :func:`run`: for each combo, build its env and run its executions, streaming outcomes
+   into the run directory; then the reports, the analysis (``--bisect``), the history.
 
 One combo's failure never stops the next: an env that cannot be built becomes
 ``env_error`` outcomes, and whatever a run finished is on disk before it moves on.
@@ -6,26 +11,33 @@ One combo's failure never stops the next: an env that cannot be built becomes
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness import bisection, history, reports, workspace
+from harness import answers as answers_mod
+from harness import bisection, datasets, fetchdata, history, problemsets, reports, spec, workspace
+from harness import combos as combinatorics
 from harness.envs import EnvBuilder
-from harness.problems import MODEL_PREFIX
-from harness.results import SCHEMA_VERSION, OutcomeWriter, RunDir, repair_outcomes, write_json
+from harness.errors import UsageError
+from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution
+from harness.results import OutcomeWriter, new_run_id, repair_outcomes
+from harness.rundir import RecordedOptions, RunDir, RunFileError, RunInputs, RunManifest
 from harness.runner import ComboRun, Execution, RunOptions, pair
 from harness.versions import Index
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-    from pathlib import Path
+    from collections.abc import Sequence
 
-    from harness.problems import Problem, Solution
+    from harness.problem import Problem
     from harness.progress import Reporter
     from harness.reports.summary import Summary
+    from harness.rundir import RunRequest
     from harness.spec import Combo, MatrixSpec
+
+DEFAULT_PROBLEMS = ("problems",)
 
 
 @dataclass(frozen=True)
@@ -37,52 +49,247 @@ class Job:
     run_dir: RunDir
     env_root: Path
     options: RunOptions = field(default_factory=RunOptions)
-    inputs: Mapping[str, Any] = field(default_factory=dict)
+    inputs: RunInputs = field(default_factory=RunInputs)
     bisect: bool = False  # attribute and bisect every drifted problem after the run
     history: Path | None = None  # SQLite history to record the run in, and diff against
     # continue an interrupted run: keep the outcomes on disk, run only what is missing
     resume: bool = False
 
 
-def _write_manifest(job: Job) -> None:
-    path = job.run_dir.manifest
-    previous: dict[str, Any] = {}
-    if path.is_file():
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    combos = list(previous.get("combos", []))
-    combos += [c.id for c in job.combos if c.id not in combos]
-    write_json(
-        path,
-        {
-            **previous,
-            "schema": SCHEMA_VERSION,
-            "run_id": job.run_dir.run_id,
-            "started": previous.get("started") or dt.datetime.now(dt.timezone.utc).isoformat(),
-            "finished": None,  # set when the run completes: a run without it can be resumed
-            "matrix": str(job.spec.path),
-            "baseline": job.spec.baseline,
-            "combos": combos,
-            "inputs": {**previous.get("inputs", {}), **job.inputs},
-            "options": {
-                "jobs": job.options.jobs,
-                "timeout": job.options.timeout,
-                "memory_mb": job.options.memory_mb,
-            },
-        },
+# -- from a request to a job ---------------------------------------------------------------
+
+
+def split(values: Sequence[str]) -> list[str]:
+    """``["a,b", "c"]`` → ``["a", "b", "c"]``: options that take comma-separated lists."""
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def select_combos(
+    matrix: str, ids: Sequence[str] = (), keyword: str | None = None, tags: Sequence[str] = ()
+) -> tuple[MatrixSpec, list[Combo]]:
+    """The matrix file ``matrix`` and its combos chosen by id or glob, substring and tag."""
+    loaded = spec.load(matrix)
+    chosen = combinatorics.select(loaded.combos, split(ids), keyword, tags)
+    if not chosen:
+        known = ", ".join(c.id for c in loaded.combos)
+        raise UsageError(f"no combo matches the selection (combos: {known})")
+    return loaded, chosen
+
+
+def _resolve(locations: Sequence[str]) -> list[Path]:
+    return [datasets.resolve(p) for p in (locations or DEFAULT_PROBLEMS)]
+
+
+def load_problems(locations: Sequence[str]) -> list[Problem]:
+    """The problems at ``locations`` (files, directories, URLs, ``ds1000``; default problems/)."""
+    return problemsets.load_problems(_resolve(locations))
+
+
+def load_solutions(
+    all_problems: Sequence[Problem],
+    chosen: Sequence[Problem],
+    answers: Sequence[str] = (),
+    *,
+    reference: bool = True,
+    idioms: bool = False,
+) -> list[Solution]:
+    """The solutions to run for ``chosen``: references, our problems' idioms, and the
+    answers files ``answers`` (``[NAME=]PATH``; answers are matched against every problem)."""
+    selected = {p.id for p in chosen}
+    solutions: list[Solution] = []
+    if reference:
+        solutions += [Solution(p.id, REFERENCE, p.reference_code) for p in chosen]
+    if idioms:
+        solutions += [
+            Solution(p.id, IDIOM_PREFIX + name, code)
+            for p in chosen
+            for name, code in p.idioms.items()
+        ]
+    for entry in answers:
+        name, sep, location = entry.partition("=")
+        if not sep or datasets.is_url(entry):
+            name, location = "", entry
+        path = datasets.resolve(location)
+        solutions += answers_mod.load_answers(path, all_problems, selected, name or None)
+    return solutions
+
+
+def resume(results: Path, run_id: str | None) -> tuple[str, RunRequest]:
+    """The run to resume under ``results`` (``run_id``, or else the unfinished one started
+    last) and the request it was started with."""
+    if run_id:
+        run = RunDir(results / run_id)
+        if not run.manifest.is_file():
+            raise UsageError(f"--resume: no run {run_id!r} in {results}")
+        manifest = run.read_manifest()
+    else:
+        unfinished = []
+        for path in results.glob("*/run.json"):
+            # a manifest that cannot be read is no candidate: it says nothing to resume
+            with contextlib.suppress(RunFileError, OSError):
+                found = RunDir(path.parent).read_manifest()
+                if found is not None and found.resumable:
+                    unfinished.append((found.started or "", path.parent.name, found))
+        if not unfinished:
+            raise UsageError(f"--resume: every run in {results} has finished; nothing to resume")
+        _, run_id, manifest = max(unfinished, key=lambda u: u[:2])
+        run = RunDir(results / run_id)
+    command = manifest.inputs.command if manifest else None
+    if command is None:
+        raise UsageError(f"--resume: {run.manifest} does not say how the run was started")
+    return run_id, command
+
+
+def _read_allowlist(path: str | None) -> str:
+    if not path:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--guard-allowlist {path}: {exc.strerror}") from None
+
+
+def plan(
+    request: RunRequest,
+    *,
+    results: Path,
+    env_root: Path,
+    run_id: str | None = None,
+    jobs: int = 1,
+    history: Path | None = None,
+    resume: bool = False,
+) -> Job:
+    """The job ``request`` asks for, its results in ``results/<run_id>``; every mistake in
+    it is found here, before any work (a UsageError, a SpecError, a ProblemError)."""
+    matrix, combos = select_combos(request.matrix, request.combos, request.keyword, request.tag)
+    if jobs < 1 or request.repeat < 1:
+        raise UsageError("--jobs and --repeat must be at least 1")
+    locations = request.problems or DEFAULT_PROBLEMS
+    paths = _resolve(locations)
+    all_problems = problemsets.load_problems(paths)
+    chosen = problemsets.filter_problems(
+        all_problems, request.library, request.problem_id, request.limit
+    )
+    if request.shard:
+        try:
+            chosen = problemsets.shard(chosen, *problemsets.parse_shard(request.shard))
+        except ValueError as exc:
+            raise UsageError(f"--shard {exc}") from None
+    if not chosen:
+        raise UsageError("no problems selected (check --library, --problem-id, --limit, --shard)")
+    solutions = load_solutions(
+        all_problems,
+        chosen,
+        request.answers,
+        reference=not request.no_reference,
+        idioms=request.idioms,
+    )
+    run_id = run_id or new_run_id()
+    if not combinatorics.ID_PATTERN.match(run_id.replace("_", "-")):
+        raise UsageError(f"--run-id {run_id!r}: use letters, digits, '-' and '_'")
+    options = RunOptions(
+        jobs=jobs,
+        timeout=request.timeout or matrix.timeout,
+        memory_mb=request.memory_mb or None,
+        isolation=request.isolation,
+        fresh_for=tuple(split(request.fresh_for)),
+        repeat=request.repeat,
+        env=tuple(sorted(fetchdata.environment().items())),
+        # no execution may read the problems (their references) or earlier results
+        hide=tuple(str(p.absolute()) for p in [*paths, results]),
+        sandbox=request.sandbox,
+        guard=request.guard,
+        allowlist_extra=_read_allowlist(request.guard_allowlist),
+        record_transport=request.guard_record,
+    )
+    return Job(
+        spec=matrix,
+        combos=combos,
+        problems=chosen,
+        solutions=solutions,
+        run_dir=RunDir(results / run_id),
+        env_root=env_root,
+        options=options,
+        inputs=RunInputs(tuple(locations), request.answers, request.shard, request),
+        bisect=request.bisect,
+        resume=resume,
+        history=history,
     )
 
 
-def _save_answers(job: Job) -> None:
-    """Keep the model answers with the run: reports count the old APIs they use."""
-    by_model: dict[str, list[str]] = {}
-    for s in job.solutions:
-        if s.source.startswith(MODEL_PREFIX):
-            line = json.dumps({"problem_id": s.problem_id, "code": s.code})
-            by_model.setdefault(s.source.removeprefix(MODEL_PREFIX), []).append(line)
-    for model, lines in by_model.items():
-        path = job.run_dir.answers_dir / f"{model}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def bisect_job(
+    run_dir: str, matrix: str, problems: Sequence[str], answers: Sequence[str], env_root: Path
+) -> Job:
+    """A job to attribute and bisect the drift of the finished run at ``run_dir``
+    (:func:`analyse_existing`), with its problems and answers unless others are given."""
+    run = RunDir(Path(run_dir))
+    manifest = run.read_manifest()
+    if manifest is None:
+        raise UsageError(f"{run_dir}: not a results directory (no run.json)")
+    all_problems = load_problems(problems or manifest.inputs.problems)
+    solutions = load_solutions(
+        all_problems, all_problems, answers or manifest.inputs.answers, idioms=False
+    )
+    return Job(
+        spec=spec.load(matrix),
+        combos=(),
+        problems=all_problems,
+        solutions=solutions,
+        run_dir=run,
+        env_root=env_root,
+    )
+
+
+def bisect_target(
+    matrix: str,
+    combo: str | None,
+    problem_id: str,
+    source: str,
+    problems: Sequence[str] = (),
+    answers: Sequence[str] = (),
+) -> tuple[MatrixSpec, Combo, Execution]:
+    """What ``harness bisect --problem`` investigates: the execution of ``source``'s
+    solution of the problem, the other libraries pinned as in ``combo`` (default: the
+    matrix's baseline)."""
+    loaded = spec.load(matrix)
+    pinned = loaded.by_id.get(combo or loaded.baseline)
+    if pinned is None:
+        raise UsageError(f"--combo {combo!r}: no such combo in {matrix}")
+    all_problems = load_problems(problems)
+    chosen = problemsets.filter_problems(all_problems, ids=[problem_id])
+    if not chosen:
+        raise UsageError(f"--problem {problem_id!r}: no such problem")
+    problem = chosen[0]
+    solutions = load_solutions(all_problems, [problem], answers, idioms=True)
+    solution = next((s for s in solutions if s.source == source), None)
+    if solution is None:
+        raise UsageError(f"--source {source!r}: no such solution for {problem.id}")
+    return loaded, pinned, Execution(problem, solution)
+
+
+# -- running it ----------------------------------------------------------------------------
+
+
+def _write_manifest(job: Job) -> None:
+    previous = job.run_dir.read_manifest()
+    combos = list(previous.combos) if previous else []
+    combos += [c.id for c in job.combos if c.id not in combos]
+    job.run_dir.write_manifest(
+        RunManifest(
+            run_id=job.run_dir.run_id,
+            started=(previous.started if previous else None) or _now(),
+            finished=None,  # set when the run completes: a run without it can be resumed
+            matrix=str(job.spec.path),
+            baseline=job.spec.baseline,
+            combos=tuple(combos),
+            inputs=job.inputs,
+            options=RecordedOptions(job.options.jobs, job.options.timeout, job.options.memory_mb),
+        )
+    )
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat()
 
 
 def _warn_unsandboxed(job: Job, combo: str, executor: dict[str, Any], reporter: Reporter) -> None:
@@ -123,7 +330,8 @@ def _todo(
 def _run(job: Job, reporter: Reporter) -> Summary:
     job.run_dir.root.mkdir(parents=True, exist_ok=True)
     _write_manifest(job)
-    _save_answers(job)
+    # reports count the old APIs model answers use: keep them with the run
+    job.run_dir.write_answers(job.solutions)
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
     executions = pair(job.problems, job.solutions, job.options.repeat)
     for combo in job.combos:
@@ -132,23 +340,19 @@ def _run(job: Job, reporter: Reporter) -> Summary:
             reporter.log(f"{combo.id}: all {len(executions)} outcomes already recorded")
             continue
         reporter.log(f"{combo.id}: preparing environment (Python {combo.python})")
-        lock_file = job.run_dir.lock(combo.id)
         # a resumed combo runs in the very env its first part ran in
-        resumed_lock = (
-            lock_file.read_text(encoding="utf-8") if job.resume and lock_file.is_file() else ""
-        )
+        resumed_lock = job.run_dir.read_lock(combo.id) if job.resume else ""
         info, lock = builder.build(combo, resumed_lock)
         if lock:
-            lock_file.parent.mkdir(parents=True, exist_ok=True)
-            lock_file.write_text(lock, encoding="utf-8")
-        write_json(job.run_dir.env_info(combo.id), info.to_dict())
+            job.run_dir.write_lock(combo.id, lock)
+        job.run_dir.write_env(combo.id, info)
         reporter.env_ready(info)
         reporter.combo_started(combo.id, len(todo))
         with OutcomeWriter(job.run_dir.outcomes(combo.id)) as writer:
             combo_run = ComboRun(job.run_dir.run_id, info, writer, job.options, reporter.outcome)
             combo_run.run([e for _, e in todo], [seq for seq, _ in todo])
         if combo_run.executor:
-            write_json(job.run_dir.executor_info(combo.id), combo_run.executor)
+            job.run_dir.write_executor(combo.id, combo_run.executor)
             _warn_unsandboxed(job, combo.id, combo_run.executor, reporter)
     summary = reports.write_reports(job.run_dir)
     if job.bisect and summary.drift:
@@ -163,9 +367,9 @@ def _run(job: Job, reporter: Reporter) -> Summary:
 
 
 def _mark_finished(job: Job) -> None:
-    manifest = json.loads(job.run_dir.manifest.read_text(encoding="utf-8"))
-    manifest["finished"] = dt.datetime.now(dt.timezone.utc).isoformat()
-    write_json(job.run_dir.manifest, manifest)
+    manifest = job.run_dir.read_manifest()
+    if manifest is not None:  # written when the run started
+        job.run_dir.write_manifest(replace(manifest, finished=_now()))
 
 
 def analyse_existing(job: Job, reporter: Reporter) -> Summary:
@@ -180,7 +384,7 @@ def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter)
     """Find the responsible library and its first bad release for every drifted problem."""
     problems = {p.id: p for p in job.problems}
     solutions = {(s.problem_id, s.source): s for s in job.solutions}
-    envs = reports.load_envs(job.run_dir, [c.id for c in summary.combos if c.env.ok])
+    envs = job.run_dir.read_envs(c.id for c in summary.combos if c.env.ok)
     drifts = []
     for t in summary.drift:
         solution = solutions.get((t.problem_id, t.source))
@@ -192,7 +396,7 @@ def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter)
     reporter.log(f"bisect: investigating {len(drifts)} drifted problems")
     lab = bisection.Lab(builder, job.options, log=reporter.log)
     findings = bisection.analyse_drift(lab, drifts, envs, bisection.release_lister(builder.index))
-    write_json(job.run_dir.analysis, [f.to_dict() for f in findings])
+    job.run_dir.write_analysis(findings)
     reporter.log(
         f"bisect: {sum(1 for f in findings if f.first_bad)} first bad releases found "
         f"in {len(lab.envs_built)} environments"

@@ -1,8 +1,9 @@
-"""Outcomes of executions, and the run directory they are streamed into.
+"""Outcomes of executions, and the JSON Lines files they are streamed into.
 
 One :class:`Outcome` per (combo, problem, solution source) execution, one JSON line
-each in ``results/<run-id>/<combo>.jsonl``. Lines are appended and flushed as they
-arrive, so a run killed midway keeps everything it finished.
+each in ``results/<run-id>/<combo>.jsonl`` (the layout is :mod:`harness.rundir`'s).
+Lines are appended and flushed as they arrive, so a run killed midway keeps
+everything it finished.
 """
 
 from __future__ import annotations
@@ -138,76 +139,6 @@ def new_run_id(now: dt.datetime | None = None) -> str:
     """A sortable, path-safe id such as ``20261129-113005``."""
     moment = now or dt.datetime.now(dt.timezone.utc)
     return moment.strftime("%Y%m%d-%H%M%S")
-
-
-@dataclass(frozen=True)
-class RunDir:
-    """The layout of one run's results directory."""
-
-    root: Path
-
-    @property
-    def run_id(self) -> str:
-        return self.root.name
-
-    def outcomes(self, combo: str) -> Path:
-        return self.root / f"{combo}.jsonl"
-
-    def lock(self, combo: str) -> Path:
-        return self.root / "envs" / f"{combo}.lock"
-
-    def env_info(self, combo: str) -> Path:
-        return self.root / "envs" / f"{combo}.json"
-
-    def executor_info(self, combo: str) -> Path:
-        return self.root / "envs" / f"{combo}.executor.json"
-
-    def junit(self, combo: str) -> Path:
-        return self.root / "junit" / f"{combo}.xml"
-
-    @property
-    def merged_junit(self) -> Path:
-        return self.root / "junit.xml"
-
-    @property
-    def summary_json(self) -> Path:
-        return self.root / "summary.json"
-
-    @property
-    def summary_md(self) -> Path:
-        return self.root / "summary.md"
-
-    @property
-    def analysis(self) -> Path:
-        """Attribution and bisection findings for drifted problems (``--bisect``)."""
-        return self.root / "analysis.json"
-
-    @property
-    def report_html(self) -> Path:
-        return self.root / "report.html"
-
-    @property
-    def answers_dir(self) -> Path:
-        """The model answers the run executed, one JSONL file per model."""
-        return self.root / "answers"
-
-    def exports(self, combo: str) -> Path:
-        return self.root / "exports" / combo
-
-    @property
-    def manifest(self) -> Path:
-        return self.root / "run.json"
-
-    def combos(self) -> list[str]:
-        """Combos with an outcomes file, in the order they were started."""
-        files = sorted(self.root.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime_ns, p.name))
-        return [p.stem for p in files]
-
-    def read(self, combo: str) -> list[Outcome]:
-        return read_outcomes(self.outcomes(combo))[0]
-
-    def read_all(self) -> list[Outcome]:
-        return [o for combo in self.combos() for o in self.read(combo)]
 
 
 class OutcomeWriter:

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.envs import ENVSIDE, EnvInfo
-from harness.problems import MODEL_PREFIX
+from harness.problem import MODEL_PREFIX
 from harness.results import CapturedWarning, Outcome, Part, Status
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from harness.problems import Problem, Solution
+    from harness.problem import Problem, Solution
 
 DEFAULT_MEMORY_MB = 6144
 

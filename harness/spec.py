@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 120.0  # seconds; DS-1000's own grader allows 120 s per problem
 MIN_PYTHON = Version("3.8")  # the env-side runner's floor
 
+# ``key = <number>`` on one line, to quote a number as written (``3.10``, not ``3.1``)
+_NUMBER_VALUE = re.compile(
+    r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=\s*([+-]?\d[\d_]*(?:\.[\d_]+)?)\s*(?:#.*)?$"""
+)
 _COMBO_KEYS = ("python", "as_of", "extras", "packages", "tags", "description", "nightly")
 NIGHTLY_INDEX = "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
 _MATRIX_KEYS = ("baseline", "python", "extras", "packages", "timeout", "index_url")
@@ -150,7 +155,9 @@ class _Parser:
 
     def python(self, value: Any, keys: Sequence[str], what: str) -> str:
         if isinstance(value, float | int) and not isinstance(value, bool):
-            raise self.fail(keys, what, f'write the version as a string, e.g. "{value}"')
+            # TOML reads 3.10 as the float 3.1: quote the number as the file wrote it
+            written = self.written_number(keys, value)
+            raise self.fail(keys, what, f'write the version as a string, e.g. "{written}"')
         text = self.string(value, keys, what).strip()
         try:
             version = Version(text)
@@ -163,6 +170,20 @@ class _Parser:
                 keys, what, f"{text!r} is older than {MIN_PYTHON}, the oldest supported"
             )
         return text
+
+    def written_number(self, keys: Sequence[str], value: float) -> str:
+        """The number at ``keys`` as the file spells it (``3.10``), where its line holds
+        ``key = <that number>``; else the value as Python prints it (``3.1``)."""
+        line = self.doc.line_of(*keys)
+        if line is not None:
+            found = _NUMBER_VALUE.match(self.doc.text.splitlines()[line - 1])
+            if (
+                found
+                and found.group(1).strip("\"'") == keys[-1]
+                and float(found.group(2).replace("_", "")) == value
+            ):
+                return found.group(2)
+        return str(value)
 
     def as_of(self, value: Any, keys: Sequence[str], what: str) -> dt.date:
         if isinstance(value, dt.datetime):

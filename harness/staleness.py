@@ -9,7 +9,8 @@
   problems whose reference passes in every combo (so problem drift tilts no era); a tie
   names every combo in it.
 * **static uses** — deprecated or removed APIs its answer code mentions, by a catalogue
-  of old → new mappings (``problems/catalogue.toml``, which users can extend).
+  of old → new mappings (``harness/data/catalogue.toml``, shipped with the package; a
+  run's manifest may name more catalogues, ``inputs.catalogues``).
 """
 
 from __future__ import annotations
@@ -23,17 +24,18 @@ from typing import TYPE_CHECKING, Any
 from harness.causes import Cause
 from harness.drift import DriftClass, Trajectory
 from harness.errors import ProblemError
-from harness.problems import MODEL_PREFIX, REFERENCE
+from harness.problem import MODEL_PREFIX, REFERENCE
 from harness.results import Status
 from harness.tomlfile import TomlFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from harness.problems import Solution
+    from harness.problem import Solution
     from harness.results import Outcome
 
-CATALOGUE = Path(__file__).resolve().parents[1] / "problems" / "catalogue.toml"
+# package data, so that an installed harness (not only a checkout) has it
+CATALOGUE = Path(__file__).resolve().parent / "data" / "catalogue.toml"
 _API_CAUSES = (
     Cause.REMOVED_API,
     Cause.CHANGED_SIGNATURE,

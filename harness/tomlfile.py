@@ -70,7 +70,15 @@ class TomlFile:
         table_line: int | None = None
         prefix_line: int | None = None
         *want_table, want_key = keys
+        inside: str | None = None  # the delimiter of the multi-line string we are in
         for number, raw in enumerate(self.text.splitlines(), start=1):
+            if inside is not None:
+                if inside in raw:
+                    inside = None
+                continue
+            # a line that opens a multi-line string (an odd count of its delimiter)
+            # makes the following lines text, not keys
+            inside = next((d for d in ('"""', "'''") if raw.count(d) % 2), None)
             header = _HEADER.match(raw)
             if header:
                 table = _split_dotted(header.group(1))

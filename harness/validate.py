@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from harness.bisection import Answer, Need, _pins, _step, bisect_library, distribution
-from harness.problems import IDIOM_PREFIX, REFERENCE, Problem, Solution
+from harness.libraries import lookup, same_library
+from harness.problem import IDIOM_PREFIX, REFERENCE, Problem, Solution
 from harness.runner import Execution
 from harness.versions import Index, IndexUnavailableError
 
@@ -52,13 +53,14 @@ class Check:
 
 
 def _package(problem: Problem) -> str:
-    return "tensorflow-cpu" if problem.library == "tensorflow" else distribution(problem.library)
+    lib = lookup(problem.library)
+    return lib.package if lib else distribution(problem.library)
 
 
 def _companions(problem: Problem, package: str) -> dict[str, str]:
     """The other distributions the problem needs, unpinned (""): what it imports, and
     NumPy (and SciPy under scikit-learn), which every library here is compiled against."""
-    own = {package, "tensorflow"} if package == "tensorflow-cpu" else {package}
+    own = set(same_library(package))
     modules = [*problem.requires, "numpy", *(["scipy"] if package == "scikit-learn" else [])]
     return {
         distribution(m): ""

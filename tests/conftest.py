@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -14,15 +14,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_harness(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """``python -m harness ARGS`` in ``cwd``; with ``check``, it must succeed."""
+def run_harness(
+    *args: str,
+    cwd: Path,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 1800,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m harness ARGS`` in ``cwd``; with ``check``, it must succeed.
+
+    ``env`` adds to (or overrides) this process's environment; it never replaces it,
+    so the child still finds the venv and the user's caches.
+    """
     proc = subprocess.run(
         [sys.executable, "-m", "harness", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
+        env={**os.environ, **env} if env is not None else None,
         check=False,
-        timeout=1800,
+        timeout=timeout,
     )
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]

@@ -10,7 +10,8 @@ import pytest
 from harness import allowlist
 from harness.envside.transport import Allowlist
 from harness.errors import UsageError
-from harness.results import Outcome, RunDir, Status, write_json
+from harness.results import Outcome, Status, write_json
+from harness.rundir import RunDir
 
 
 def recorded_run(root: Path, name: str, usages: list[dict[str, list[str]]]) -> Path:

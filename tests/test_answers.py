@@ -7,7 +7,7 @@ import pytest
 
 from harness.answers import load_answers, model_name, postprocess
 from harness.errors import ProblemError
-from harness.problems import Problem
+from harness.problem import Problem
 
 CONTEXT = "def test_execution(solution):\n    pass\n"
 

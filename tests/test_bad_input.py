@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import answers, cli, problems
+from harness import answers, cli, problemsets
 from harness.errors import HarnessError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,7 +218,7 @@ def test_generated_problem_files(tmp_path: Path) -> None:
 
     def load(target: Path) -> None:
         try:
-            problems.load_problems([root])
+            problemsets.load_problems([root])
             seen["accepted"] += 1
         except HarnessError as error:
             assert_one_line(error, target)
@@ -264,7 +264,7 @@ def test_generated_rows_of_other_formats(tmp_path: Path) -> None:
     def generated(row: dict[str, Any]) -> None:
         path.write_text(json.dumps(row) + "\n", encoding="utf-8")
         try:
-            problems.load_problems([path])
+            problemsets.load_problems([path])
             seen["accepted"] += 1
         except HarnessError as error:
             assert_one_line(error, path)
@@ -290,7 +290,7 @@ def test_a_problem_mistake_through_the_cli(tmp_path: Path) -> None:
 
 
 def test_generated_answers_files(tmp_path: Path) -> None:
-    known = problems.load_problems([ROOT / "tests" / "data" / "problems"])
+    known = problemsets.load_problems([ROOT / "tests" / "data" / "problems"])
     path = tmp_path / "model-answers.jsonl"
     seen = {"accepted": 0, "refused": 0}
     rows = st.one_of(

@@ -15,7 +15,7 @@ from packaging.version import Version
 from harness import bisection
 from harness.bisection import Answer, Need
 from harness.envs import EnvInfo
-from harness.problems import REFERENCE, Problem, Solution
+from harness.problem import REFERENCE, Problem, Solution
 from harness.results import CapturedWarning, Outcome, Status
 from harness.runner import Execution
 

@@ -1,29 +1,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
-from tests.conftest import ROOT, Writer
-
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or ROOT,
-        check=False,
-    )
+from tests.conftest import ROOT, Writer, run_harness
 
 
 def test_bad_matrix_is_one_line_and_status_2(write: Writer) -> None:
     path = write("m.toml", '[matrix]\npython = "3.11"\n[combos.pandas2]\nnumpy = "1.2x"\n')
-    proc = run_cli("combos", "--matrix", str(path))
+    proc = run_harness("combos", "--matrix", str(path), cwd=ROOT, check=False)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert (
@@ -35,7 +23,7 @@ def test_bad_matrix_is_one_line_and_status_2(write: Writer) -> None:
 def test_bad_problem_file_is_one_line_and_status_2(write: Writer, tmp_path: Path) -> None:
     problems = write("bad.jsonl", "{not json\n")
     matrix = write("m.toml", '[combos.a]\npython = "3.11"\n')
-    proc = run_cli(
+    proc = run_harness(
         "run",
         "--matrix",
         str(matrix),
@@ -43,6 +31,8 @@ def test_bad_problem_file_is_one_line_and_status_2(write: Writer, tmp_path: Path
         str(problems),
         "--results",
         str(tmp_path / "r"),
+        cwd=ROOT,
+        check=False,
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: {problems}:1: line 1: invalid JSON: ")
@@ -65,6 +55,6 @@ def test_combos_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_python_dash_m_and_console_script_agree() -> None:
-    proc = run_cli("--help")
+    proc = run_harness("--help", cwd=ROOT, check=False)
     assert proc.returncode == 0
     assert "run" in proc.stdout and "report" in proc.stdout

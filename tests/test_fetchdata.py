@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import fetchdata, problems
+from harness import fetchdata, problemsets
 from tests.conftest import DS1000_FILE, ROOT, needs_ds1000
 
 DATA = ROOT / "tests" / "data"
@@ -38,7 +38,7 @@ def server():  # type: ignore[no-untyped-def]
 
 @needs_ds1000()
 def test_what_ds1000_needs() -> None:
-    needs = fetchdata.needed(problems.load_ds1000(DS1000_FILE))
+    needs = fetchdata.needed(problemsets.load_jsonl(DS1000_FILE))
     assert list(needs.seaborn) == ["exercise", "penguins", "planets", "tips"]
     assert list(needs.sklearn) == ["fetch_california_housing"]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -17,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from harness import answers, formats, problems
+from harness import answers, formats, problemsets
 from harness.envside import formatlib
 from harness.errors import ProblemError
 from harness.formats import bigcodebench, cibench
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_harness
 
 SAMPLES = ROOT / "tests" / "data" / "formats"
 SETS = ("bigcodebench-sample", "exeds-sample", "cibench-sample")
@@ -60,7 +59,7 @@ def test_ds1000_rows_stay_ds1000() -> None:
 
 
 def test_bigcodebench_problem() -> None:
-    loaded = problems.load_problems([SAMPLES / "bigcodebench-sample.jsonl"])
+    loaded = problemsets.load_problems([SAMPLES / "bigcodebench-sample.jsonl"])
     first = loaded[0]
     assert first.id == "bigcodebench-sample/BigCodeBench/1001"
     assert first.native_id == "BigCodeBench/1001"
@@ -74,7 +73,7 @@ def test_bigcodebench_problem() -> None:
 
 
 def test_bigcodebench_answers_use_the_solution_field() -> None:
-    loaded = problems.load_problems([SAMPLES / "bigcodebench-sample.jsonl"])
+    loaded = problemsets.load_problems([SAMPLES / "bigcodebench-sample.jsonl"])
     got = answers.load_answers(SAMPLES / "bigcodebench-sample-answers.jsonl", loaded)
     assert [s.problem_id for s in got] == [p.id for p in loaded]
     assert got[0].source == "model:bigcodebench-sample"
@@ -93,7 +92,7 @@ def test_bigcodebench_mistakes(tmp_path: Path, change: dict[str, Any], message: 
     row = {**sample_rows("bigcodebench-sample")[0], **change}
     path = write_rows(tmp_path / "bcb.jsonl", row)
     with pytest.raises(ProblemError) as caught:
-        problems.load_problems([path])
+        problemsets.load_problems([path])
     assert str(caught.value) == f"{path}:1: {message}"
 
 
@@ -101,7 +100,7 @@ def test_bigcodebench_mistakes(tmp_path: Path, change: dict[str, Any], message: 
 
 
 def test_exeds_problem() -> None:
-    first = problems.load_problems([SAMPLES / "exeds-sample.jsonl"])[0]
+    first = problemsets.load_problems([SAMPLES / "exeds-sample.jsonl"])[0]
     assert first.id == "exeds-sample/nb-1/cell-3"
     assert first.library == "pandas"
     assert first.reference_code == "df['c'] = df.a * df.b\ndf"
@@ -112,14 +111,14 @@ def test_exeds_mistakes(tmp_path: Path) -> None:
     row = {**sample_rows("exeds-sample")[0], "cells": "import pandas"}
     path = write_rows(tmp_path / "nb.jsonl", row)
     with pytest.raises(ProblemError, match=r"nb.jsonl:1: cells: must be a list of strings$"):
-        problems.load_problems([path])
+        problemsets.load_problems([path])
 
 
 # -- CIBench -------------------------------------------------------------------------------
 
 
 def test_a_session_is_two_problems() -> None:
-    end_to_end, oracle = problems.load_problems([SAMPLES / "cibench-sample.jsonl"])
+    end_to_end, oracle = problemsets.load_problems([SAMPLES / "cibench-sample.jsonl"])
     assert end_to_end.id == "cibench-sample/session-1"
     assert oracle.id == "cibench-sample/session-1/oracle"
     assert "_ORACLE = False" in end_to_end.code_context
@@ -140,7 +139,7 @@ def test_script_and_split_round_trip() -> None:
 
 
 def test_a_session_answer_is_judged_both_ways() -> None:
-    loaded = problems.load_problems([SAMPLES / "cibench-sample.jsonl"])
+    loaded = problemsets.load_problems([SAMPLES / "cibench-sample.jsonl"])
     got = answers.load_answers(SAMPLES / "cibench-sample-answers.jsonl", loaded)
     assert [s.problem_id for s in got] == [p.id for p in loaded]
     assert got[0].code == got[1].code
@@ -165,12 +164,12 @@ def test_a_session_answer_is_judged_both_ways() -> None:
 def test_session_mistakes(tmp_path: Path, steps: list[Any], message: str) -> None:
     path = write_rows(tmp_path / "s.jsonl", {"task_id": "t", "steps": steps})
     with pytest.raises(ProblemError) as caught:
-        problems.load_problems([path])
+        problemsets.load_problems([path])
     assert str(caught.value) == f"{path}:1: {message}"
 
 
 def test_session_answers_must_be_code(tmp_path: Path) -> None:
-    loaded = problems.load_problems([SAMPLES / "cibench-sample.jsonl"])
+    loaded = problemsets.load_problems([SAMPLES / "cibench-sample.jsonl"])
     path = write_rows(tmp_path / "m-answers.jsonl", {"task_id": "session-1", "steps": [1, 2]})
     with pytest.raises(ProblemError, match=r":1: line 1: steps must be a list of strings$"):
         answers.load_answers(path, loaded)
@@ -244,7 +243,7 @@ def test_the_verdict_is_the_worst_part() -> None:
 
 def test_the_env_library_runs_on_python_3_8(tmp_path: Path) -> None:
     """Contexts run on the combo's Python; the oldest we support must compile them."""
-    for problem in problems.load_problems([SAMPLES / f"{name}.jsonl" for name in SETS]):
+    for problem in problemsets.load_problems([SAMPLES / f"{name}.jsonl" for name in SETS]):
         ast.parse(problem.code_context, problem.id, feature_version=(3, 8))
 
 
@@ -267,15 +266,12 @@ def sample_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[tuple
         pandas = "2.2.3"
         """)
     )
-    command = [sys.executable, "-m", "harness", "run", "--matrix", str(work / "matrix.toml")]
+    command = ["run", "--matrix", str(work / "matrix.toml")]
     for name in SETS:
         command += ["--problems", str(SAMPLES / f"{name}.jsonl")]
         command += ["--answers", str(SAMPLES / f"{name}-answers.jsonl")]
     command += ["--results", str(work / "results"), "--run-id", "formats", "--no-history"]
-    proc = subprocess.run(
-        command, capture_output=True, text=True, cwd=ROOT, check=False, timeout=1800
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_harness(*command, cwd=ROOT)
     run = work / "results" / "formats"
     found: dict[str, dict[tuple[str, str], Any]] = {}
     for combo in ("old", "new"):

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from harness import bisection, problems
+from harness import bisection, problemsets
 from harness.envs import EnvBuilder
-from harness.problems import REFERENCE, Solution
+from harness.problem import REFERENCE, Solution
 from harness.runner import Execution, RunOptions
 from harness.versions import Index
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.network
-SUITE = problems.load_problems([ROOT / "tests" / "data" / "groundtruth"])
+SUITE = problemsets.load_problems([ROOT / "tests" / "data" / "groundtruth"])
 
 # problem, package, good, bad, python, other pins, expected first bad release
 GROUND_TRUTH = [

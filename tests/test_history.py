@@ -10,7 +10,8 @@ from harness import history
 from harness.cli import main
 from harness.envs import EnvInfo
 from harness.errors import UsageError
-from harness.results import CapturedWarning, Outcome, OutcomeWriter, RunDir, Status, write_json
+from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status, write_json
+from harness.rundir import RunDir
 
 
 def make_run(
@@ -57,7 +58,8 @@ def test_record_and_diff(tmp_path: Path) -> None:
     )
     assert history.record_and_diff(first, db_path) is None  # nothing to compare with yet
     changes = history.record_and_diff(second, db_path)
-    assert changes == {
+    assert changes is not None
+    assert changes.to_dict() == {
         "previous": "r1",
         "current": "r2",
         "new_failures": [
@@ -89,6 +91,7 @@ def test_record_and_diff(tmp_path: Path) -> None:
         ],
         "releases": [{"combo": "c", "library": "numpy", "before": "1.26.4", "after": "2.1.3"}],
     }
+    assert history.Changes.from_dict(changes.to_dict()) == changes  # as summary.json keeps it
     # recording again replaces, not duplicates
     assert history.record_and_diff(second, db_path) == changes
     with closing(sqlite3.connect(db_path)) as db:

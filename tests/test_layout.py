@@ -83,3 +83,101 @@ def test_a_constant_of_the_protocol_is_defined_once() -> None:
         if 'RUNS_SOLUTION = "' in path.read_text(encoding="utf-8")
     ]
     assert definitions == ["protocol.py"]
+
+
+def _host_import_graph() -> dict[str, dict[str, int]]:
+    """Host module → {harness module it imports: line}, every import counted: at module
+    level, inside functions (a deferred import hides a cycle, it does not remove it) and
+    under ``TYPE_CHECKING`` (a dependency in the types is a dependency of the design)."""
+    names = {}
+    for path in HOST:
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        names[path] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    known = set(names.values())
+    graph: dict[str, dict[str, int]] = {}
+    for path, name in names.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges = graph.setdefault(name, {})
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    prefixes = (".".join(parts[:i]) for i in range(len(parts), 0, -1))
+                    targets += [next((p for p in prefixes if p in known), "")]
+            else:
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([node.module] if node.module else [])])
+                # ``from harness import problem`` imports a module; ``from x import f``, x
+                targets += [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                    for alias in node.names
+                ]
+            for target in targets:
+                if target in known and target != name:
+                    edges.setdefault(target, node.lineno)
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _one_cycle(graph: dict[str, dict[str, int]], component: list[str]) -> str:
+    """The shortest way around ``component`` from its first module, each step with the
+    line of its import: ``a (line 3) → b (line 9) → a``."""
+    start, members = component[0], set(component)
+    parent: dict[str, str] = {}
+    queue = [start]
+    for here in queue:  # breadth first: the queue grows while it is read
+        for target in sorted(graph[here]):
+            if target == start:
+                path = [here]
+                while path[-1] != start:
+                    path.append(parent[path[-1]])
+                path = [start, *reversed(path[:-1]), start]
+                steps = [f"{m} (line {graph[m][path[i + 1]]})" for i, m in enumerate(path[:-1])]
+                return " → ".join([*steps, start])
+            if target in members and target not in parent:
+                parent[target] = here
+                queue.append(target)
+    return " → ".join(component)  # unreachable for a strongly connected component
+
+
+def test_the_host_package_has_no_import_cycle() -> None:
+    graph = _host_import_graph()
+    assert graph["harness.formats.ds1000"], "the import graph was not built"
+    cycles = _cycles(graph)
+    assert cycles == [], "import cycles:\n" + "\n".join(_one_cycle(graph, c) for c in cycles)

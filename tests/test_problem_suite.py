@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from harness.problems import load_problems
+from harness.problemsets import load_problems
 from harness.staleness import load_catalogue
 from tests.conftest import ROOT
 

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from harness import formats
 from harness.errors import ProblemError
-from harness.problems import (
-    compact_context,
-    filter_problems,
-    imported_modules,
-    load_ds1000,
-    load_problems,
-)
+from harness.formats.ours import compact_context
+from harness.problem import imported_modules
+from harness.problemsets import filter_problems, load_jsonl, load_problems
 from tests.conftest import DS1000_FILE, Writer, needs_ds1000
 
 COMPACT = '''
@@ -140,7 +137,7 @@ def test_ds1000_gz_and_plain(tmp_path: Path) -> None:
     with gzip.open(packed, "wt") as fh:
         fh.write(plain.read_text())
     for path, set_name in ((plain, "mini"), (packed, "mini2")):
-        problems = load_ds1000(path)
+        problems = load_jsonl(path)
         assert [p.id for p in problems] == [f"{set_name}/0", f"{set_name}/1", f"{set_name}/2"]
         assert [p.library for p in problems] == ["pandas", "scikit-learn", "torch"]
 
@@ -172,7 +169,7 @@ def test_bad_ds1000_lines(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "d.jsonl"
     path.write_text(line + "\n")
     with pytest.raises(ProblemError) as info:
-        load_ds1000(path, display="d.jsonl")
+        load_jsonl(path, display="d.jsonl")
     text = str(info.value)
     assert text.startswith(message) if message.endswith(": ") else text == message
 
@@ -181,7 +178,28 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "d.jsonl"
     path.write_text(json.dumps(ds_row(0)) + "\n" + json.dumps(ds_row(0)) + "\n")
     with pytest.raises(ProblemError, match="line 2: duplicate problem_id 0"):
-        load_ds1000(path)
+        load_jsonl(path)
+
+
+def test_the_jsonl_formats_in_detection_order() -> None:
+    assert [f.name for f in formats.FORMATS] == ["bigcodebench", "exeds", "cibench", "ds1000"]
+    assert formats.detect({"anything": 1}) == "ds1000"  # the fallback, which says what is missing
+
+
+def test_a_row_of_no_known_shape_is_a_ds1000_row_missing_its_keys(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"question": "q"}) + "\n")
+    with pytest.raises(ProblemError) as info:
+        load_jsonl(path, display="d.jsonl")
+    assert str(info.value) == "d.jsonl:1: line 1: missing key 'reference_code'"
+
+
+def test_an_empty_problem_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl.gz"
+    path.write_bytes(gzip.compress(b"\n"))
+    with pytest.raises(ProblemError) as info:
+        load_problems([path])
+    assert str(info.value) == f"{path}: empty: no JSON rows"
 
 
 def test_imported_modules_includes_code_strings() -> None:
@@ -206,7 +224,7 @@ def test_filter(write: Writer) -> None:
 
 @needs_ds1000()
 def test_real_ds1000_file() -> None:
-    problems = load_ds1000(DS1000_FILE)
+    problems = load_jsonl(DS1000_FILE)
     assert len(problems) == 1000
     assert Counter(p.library for p in problems) == {
         "pandas": 291,

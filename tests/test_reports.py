@@ -6,9 +6,11 @@ from pathlib import Path
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from harness.envs import EnvInfo
+from harness.history import Changes, StatusChange, VersionChange
 from harness.reports import write_reports
 from harness.reports.junit import _case
-from harness.results import Outcome, OutcomeWriter, Part, RunDir, Status, write_json
+from harness.results import Outcome, OutcomeWriter, Part, Status, write_json
+from harness.rundir import RunDir
 
 
 def make_run(tmp_path: Path) -> RunDir:
@@ -150,3 +152,19 @@ def test_junit_lists_the_parts_of_a_failure() -> None:
     ]
     assert Outcome.from_dict(outcome.to_dict()) == outcome
     assert "parts" not in Outcome.from_dict({**outcome.to_dict(), "parts": []}).to_dict()
+
+
+def test_changes_are_kept_when_the_reports_are_rewritten(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    changes = Changes(
+        "r0",
+        "r1",
+        new_failures=(StatusChange("new", "p/1", "reference", "pass", "error", "gone"),),
+        releases=(VersionChange("new", "numpy", "1.26.4", "2.1.3"),),
+    )
+    assert write_reports(run, changes).changes == changes
+    assert write_reports(run).changes == changes
+    assert json.loads(run.summary_json.read_text())["changes"] == changes.to_dict()
+    md = run.summary_md.read_text()
+    assert "- `new` `p/1` reference: pass → error (gone)" in md
+    assert "- `new` numpy: 1.26.4 → 2.1.3" in md

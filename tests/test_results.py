@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.results import CapturedWarning, Outcome, OutcomeWriter, RunDir, Status, read_outcomes
+from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status, read_outcomes
+from harness.rundir import RunDir
 
 
 def outcome(**fields: object) -> Outcome:

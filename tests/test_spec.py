@@ -140,7 +140,7 @@ def test_axis_python_values_and_fixed_keys_stay_out_of_ids(write: Writer) -> Non
         ),
         (
             "[combos.a]\npython = 3.10\n",
-            "m.toml:2: combo 'a'.python: write the version as a string, e.g. \"3.1\"",
+            "m.toml:2: combo 'a'.python: write the version as a string, e.g. \"3.10\"",
         ),
         (
             '[combos.a]\npython = "3.7"\n',
@@ -241,6 +241,36 @@ def test_invalid_matrix_gives_one_located_line(write: Writer, text: str, message
     rendered = str(info.value)
     assert "\n" not in rendered
     assert rendered.startswith(message) if message.endswith(": ") else rendered == message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # TOML reads 3.10 as the float 3.1: the hint quotes what the file says
+        (
+            '[matrix]\npython = 3.10  # new\n[combos.a]\nnumpy = "2.0.0"\n',
+            'm.toml:2: matrix.python: write the version as a string, e.g. "3.10"',
+        ),
+        (
+            '[combos.a]\nnumpy = "2.0.0"\npython = 3.12\n',
+            "m.toml:3: combo 'a'.python: write the version as a string, e.g. \"3.12\"",
+        ),
+        (
+            "[combos.a]\npython = 3\n",
+            "m.toml:2: combo 'a'.python: write the version as a string, e.g. \"3\"",
+        ),
+        # not on a line of its own: the value as Python prints it is the best we have
+        (
+            "combos.a = { python = 3.10 }\n",
+            "m.toml: combo 'a'.python: write the version as a string, e.g. \"3.1\"",
+        ),
+    ],
+)
+def test_a_numeric_python_is_quoted_as_written(write: Writer, text: str, message: str) -> None:
+    path = write("m.toml", text)
+    with pytest.raises(SpecError) as info:
+        load(path, display="m.toml")
+    assert str(info.value) == message
 
 
 def test_missing_file(tmp_path: Path) -> None:

@@ -1,14 +1,21 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+import harness
 from harness.drift import trajectories
 from harness.errors import ProblemError
-from harness.problems import Solution
+from harness.problem import Solution
 from harness.results import CapturedWarning, Outcome, Status
-from harness.staleness import load_catalogue, measure, per_library, static_uses
+from harness.staleness import CATALOGUE, load_catalogue, measure, per_library, static_uses
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ORDER = ["old", "new"]
 
@@ -95,3 +102,12 @@ def test_bad_catalogue(tmp_path: Path) -> None:
     path.write_text('[[api]]\nlibrary = "numpy"\nold = "x"\nnew = "y"\npattern = "(("\n')
     with pytest.raises(ProblemError, match=r"c.toml: api\[0\].pattern: invalid regular expression"):
         load_catalogue(path)
+
+
+def test_the_catalogue_ships_with_the_package() -> None:
+    """An installed harness (not only a checkout) must find its catalogue."""
+    package = Path(harness.__file__).resolve().parent
+    assert CATALOGUE.is_relative_to(package)
+    pyproject = tomllib.loads((package.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = pyproject["tool"]["setuptools"]["package-data"]["harness"]
+    assert CATALOGUE.relative_to(package).as_posix() in shipped

@@ -503,3 +503,29 @@ def test_a_class_derived_from_a_builtin_is_rebuilt_on_that_base_only() -> None:
         reconstructor, global_("collections", "deque"), global_("builtins", "object"), op("NONE")
     )
     assert "collections:deque may not be rebuilt" in refusal(program(not_buildable), listed)
+
+
+class Shape:
+    """A listed base whose parametrised subclasses no attribute holds (as NumPy's
+    ``dtype[int64]`` before NumPy 1.25)."""
+
+
+PARAMETRISED = type("Shape[square]", (Shape,), {"__module__": __name__})
+PARAMETRISED.__qualname__ = "Shape[square]"
+IMPOSTOR = type("Shape[round]", (), {"__module__": __name__})
+IMPOSTOR.__qualname__ = "Shape[round]"
+
+
+@pytest.mark.parametrize(
+    ("cls", "lines", "admitted"),
+    [
+        (PARAMETRISED, "Shape[square] build", True),
+        (PARAMETRISED, "Shape[square]", False),  # named, not buildable
+        (IMPOSTOR, "Shape[round] build", False),  # not a subclass of the listed base
+    ],
+)
+def test_parametrised_classes_are_named_by_their_base(
+    cls: type, lines: str, admitted: bool
+) -> None:
+    listed = Allowlist.parse(f"{__name__}:{lines}\n")
+    assert listed.may_build(cls) is admitted

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
-from harness import bisection, problems, validate
-from harness.problems import Change
-from tests.conftest import ROOT
+from harness import bisection, problemsets, validate
+from harness.problem import Change, Problem
+from tests.conftest import ROOT, run_harness
 from tests.test_bisection import FakeLab
 
-PROBLEM = problems.Problem(
+PROBLEM = Problem(
     "problems/pandas/append",
     "pandas/append",
     "problems",
@@ -52,7 +50,7 @@ def fails_from(release: str) -> FakeLab:
     )
 
 
-def run(problem: problems.Problem, lab: FakeLab) -> validate.Check:
+def run(problem: Problem, lab: FakeLab) -> validate.Check:
     (check,) = bisection.drive(lab, [validate.validate(problem, Facts())])
     return check
 
@@ -69,9 +67,7 @@ def test_a_problem_whose_metadata_is_wrong() -> None:
 
 
 def test_without_change_metadata() -> None:
-    bare = problems.Problem(
-        "p/x", "x", "p", "pandas", "", "r", "def test_execution(s):\n    pass\n"
-    )
+    bare = Problem("p/x", "x", "p", "pandas", "", "r", "def test_execution(s):\n    pass\n")
     check = run(bare, fails_from("2.0.0"))
     assert not check.ok
     assert check.notes == "needs a [change] table and an old idiom to validate"
@@ -97,14 +93,14 @@ def test_table_and_readme(tmp_path: Path) -> None:
 
 
 def test_sample_takes_the_first_of_each_library() -> None:
-    suite = problems.load_problems([ROOT / "problems"])
+    suite = problemsets.load_problems([ROOT / "problems"])
     picked = validate.sample(suite, 1)
     assert len({p.library for p in picked}) == len(picked)
     assert {p.library for p in picked} == {p.library for p in suite}
 
 
 def test_standard_library_imports_are_not_companions() -> None:
-    loaded = problems.load_problems([ROOT / "problems"])
+    loaded = problemsets.load_problems([ROOT / "problems"])
     table = next(p for p in loaded if p.id == "problems/pandas/whitespace-table")
     assert "io" in table.requires
     companions = validate._companions(table, "pandas")
@@ -132,10 +128,9 @@ def test_one_problem_per_library_holds_in_real_environments(tmp_path: Path) -> N
     }  # fmt: skip
     report = tmp_path / "validation.json"
     args = [a for p in SAMPLE for a in ("--problem-id", p)]
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "validate-problems", *args, "--span", "near",
-         "-j", "2", "--json", str(report)],
-        capture_output=True, text=True, cwd=ROOT, check=False, timeout=3000,
+    proc = run_harness(
+        "validate-problems", *args, "--span", "near", "-j", "2", "--json", str(report),
+        cwd=ROOT, check=False, timeout=3000,
     )  # fmt: skip
     checks = json.loads(report.read_text()) if report.exists() else []
     assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-3000:])

@@ -164,11 +164,22 @@ class Allowlist:
         if known is None:
             key = _key_of(cls)
             try:
-                known = "build" in self.entries.get(key, ()) and self.resolve(key) is cls
+                known = "build" in self.entries.get(key, ()) and self._names(key, cls)
             except Exception:
                 known = False
             self._buildable[cls] = known
         return known
+
+    def _names(self, key: Key, cls: type) -> bool:
+        """Whether ``key`` names ``cls``. A parametrised class no attribute holds (NumPy
+        1.20-1.24 make one per scalar type: ``numpy:dtype[int64]``, a direct subclass of
+        ``numpy.dtype``) is named by its listed base and its parameter."""
+        module, qualname = key
+        base, bracket, _ = qualname.partition("[")
+        if not bracket or not qualname.endswith("]"):
+            return self.resolve(key) is cls
+        parent = self.resolve((module, base))
+        return isinstance(parent, type) and parent in cls.__bases__ and cls.__module__ == module
 
     def resolve(self, key: Key) -> Any:
         """The object ``module:qualname`` names. The module is imported if it must be

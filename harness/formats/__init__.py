@@ -1,7 +1,13 @@
-"""Benchmark formats other than DS-1000's, each compiled into the one shape the executor
-runs: a context that defines ``test_execution(solution)``.
+"""Benchmark formats, each compiled into the one shape the executor runs: a context that
+defines ``test_execution(solution)``.
 
-A format is a loader (a JSONL row → ``Problem``) plus, where its grading differs, a driver:
+Five formats: our own TOML problems (``ours``, one file per problem) and four JSONL
+formats, one problem (or, for CIBench, two) per row — ``bigcodebench``, ``exeds``,
+``cibench`` and ``ds1000``, whose rows already are that shape. A JSONL file is in one
+format, told by the keys of its first row (``detect``); DS-1000 is the fallback, so a
+row of no known shape is reported as a DS-1000 row missing its keys.
+
+A format is a loader (a row → ``Problem``) plus, where its grading differs, a driver:
 a program the context runs on the solution's behalf, apart from the check like the
 solution itself (``sandbox.RUNS_SOLUTION``), which reports the graded parts (unit tests,
 session steps) back as data. Drift analysis, reports and history see ordinary outcomes.
@@ -11,24 +17,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.formats import bigcodebench, cibench, exeds
+from harness.formats import bigcodebench, cibench, ds1000, exeds
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from harness.formats.common import Format
 
-    from harness.problems import Problem
+# The JSONL formats in detection order: the first whose keys a row has is its format.
+FORMATS: tuple[Format, ...] = (bigcodebench.FORMAT, exeds.FORMAT, cibench.FORMAT, ds1000.FORMAT)
+FALLBACK = ds1000.FORMAT
 
-# format name → (is this row of the format?, row → problems)
-FORMATS: dict[str, tuple[Callable[[dict[str, Any]], bool], Callable[..., list[Problem]]]] = {
-    "bigcodebench": (bigcodebench.matches, bigcodebench.load_row),
-    "exeds": (exeds.matches, exeds.load_row),
-    "cibench": (cibench.matches, cibench.load_row),
-}
+
+def find(row: dict[str, Any]) -> Format:
+    """The format of a JSONL row: the first that matches, else DS-1000's."""
+    return next((fmt for fmt in FORMATS if fmt.matches(row)), FALLBACK)
 
 
 def detect(row: dict[str, Any]) -> str:
-    """The format of a JSONL row: ``ds1000`` unless another format's keys are there."""
-    for name, (matches, _) in FORMATS.items():
-        if matches(row):
-            return name
-    return "ds1000"
+    """The name of a JSONL row's format: ``ds1000`` unless another format's keys are there."""
+    return find(row).name

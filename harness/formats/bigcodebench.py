@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.formats.common import Row, context, library_list, main_library
-from harness.problems import Problem, imported_modules
+from harness.formats.common import Format, Row, context, library_list, main_library
+from harness.problem import Problem, imported_modules
 
 KEYS = ("task_id", "code_prompt", "canonical_solution", "test")
 DEFAULT_TIMEOUT = 240.0  # BigCodeBench's own limit per task
@@ -100,8 +100,8 @@ def matches(row: dict[str, Any]) -> bool:
     return all(key in row for key in KEYS)
 
 
-def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> list[Problem]:
-    row = Row(data, shown, number)
+def load_row(row: Row, set_name: str) -> list[Problem]:
+    data, shown = row.data, row.shown
     task_id = row.text("task_id")
     code_prompt = row.text("code_prompt")
     tests = row.text("test")
@@ -122,3 +122,6 @@ def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> li
             requires=imported_modules(code_prompt, tests),
         )
     ]
+
+
+FORMAT = Format("bigcodebench", matches, load_row)

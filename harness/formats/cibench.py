@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.formats.common import Row, context, main_library
-from harness.problems import Problem, imported_modules
+from harness.formats.common import Format, Row, context, main_library
+from harness.problem import Problem, imported_modules
 
 ORACLE_SUFFIX = "/oracle"
 _MARKER = re.compile(r"^# %% step (\d+)[ \t]*(?:\n|$)", re.MULTILINE)
@@ -140,8 +140,8 @@ def _step(row: Row, index: int, value: Any) -> dict[str, Any]:
     }
 
 
-def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> list[Problem]:
-    row = Row(data, shown, number)
+def load_row(row: Row, set_name: str) -> list[Problem]:
+    data, shown = row.data, row.shown
     task_id = row.text("task_id")
     setup = row.text("setup", "", empty=True)
     raw = data.get("steps")
@@ -179,3 +179,6 @@ def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> li
             )
         )
     return problems
+
+
+FORMAT = Format("cibench", matches, load_row)

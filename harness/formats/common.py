@@ -1,12 +1,20 @@
-"""Helpers the format loaders share: the contexts' preamble, field checks, libraries."""
+"""What the formats share: the shape of a JSONL format, the row being loaded with its
+typed field checks, the contexts' preamble, libraries and timeouts."""
 
 from __future__ import annotations
 
 import ast
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ProblemError
+from harness.jsonl import line_error
 from harness.libraries import canonical, lookup
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from harness.problem import Problem
 
 # The env side runs every context with its own package loaded under this name.
 PREAMBLE = "from _harness_envside.formatlib import *  # the formats' env-side helpers"
@@ -24,7 +32,12 @@ class Row:
         self.data, self.shown, self.number = data, shown, number
 
     def fail(self, key: str, message: str) -> ProblemError:
-        return ProblemError(self.shown, key, message, line=self.number)
+        """A mistake in field ``key``: ``file:N: key: message``."""
+        return line_error(self.shown, self.number, message, key)
+
+    def fail_line(self, message: str) -> ProblemError:
+        """A mistake in the row as a whole: ``file:N: line N: message``."""
+        return line_error(self.shown, self.number, message)
 
     def text(self, key: str, default: str | None = None, *, empty: bool = False) -> str:
         value = self.data.get(key, default)
@@ -47,6 +60,15 @@ class Row:
         return value
 
 
+@dataclass(frozen=True)
+class Format:
+    """A JSONL format: which rows are its own, and how one row becomes problems."""
+
+    name: str
+    matches: Callable[[dict[str, Any]], bool]  # told by the keys of a file's first row
+    load_row: Callable[[Row, str], list[Problem]]  # (row, set name) → its problems
+
+
 def main_library(names: list[str], fallback: str = "python") -> str:
     """The first data-science library among ``names``, by its canonical key."""
     for name in names:
@@ -65,3 +87,12 @@ def library_list(value: Any) -> list[str]:
     if isinstance(value, list | tuple):
         return [str(v) for v in value]
     return []
+
+
+def timeout(value: Any, shown: str, where: str) -> float | None:
+    """A problem's own time limit: absent, or a positive number of seconds."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ProblemError(shown, where, "timeout must be a positive number of seconds")
+    return float(value)

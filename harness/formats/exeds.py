@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.formats.common import Row, context, main_library
-from harness.problems import Problem, imported_modules
+from harness.formats.common import Format, Row, context, main_library
+from harness.problem import Problem, imported_modules
 
 # Runs apart, with the solution: the cell, on a copy of the notebook's state.
 DRIVER = """
@@ -46,8 +46,8 @@ def matches(row: dict[str, Any]) -> bool:
     return "cells" in row and "expected_output" in row
 
 
-def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> list[Problem]:
-    row = Row(data, shown, number)
+def load_row(row: Row, set_name: str) -> list[Problem]:
+    data, shown = row.data, row.shown
     native = str(data.get("problem_id", "")).strip()
     if not native:
         raise row.fail("problem_id", "missing")
@@ -78,3 +78,6 @@ def load_row(data: dict[str, Any], shown: str, number: int, set_name: str) -> li
             requires=imported_modules(*code),
         )
     ]
+
+
+FORMAT = Format("exeds", matches, load_row)

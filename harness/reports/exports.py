@@ -17,7 +17,8 @@ from harness.results import Status
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.results import Outcome, RunDir
+    from harness.results import Outcome
+    from harness.rundir import RunDir
 
 
 def _name(source: str) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.drift import natural_key
 from harness.libraries import LIBRARIES
-from harness.problems import REFERENCE
+from harness.problem import REFERENCE
 from harness.results import Status
 
 if TYPE_CHECKING:
@@ -113,9 +113,7 @@ def heatmap(
     return "".join(parts)
 
 
-def render(
-    summary: Summary, outcomes: Sequence[Outcome], models: Sequence[Mapping[str, Any]] = ()
-) -> str:
+def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     order = list(summary.order)
     lib_rank = {lib.key: i for i, lib in enumerate(LIBRARIES)}
     first: dict[str, str] = {}
@@ -165,19 +163,19 @@ def render(
             )
     out.append(_table(["combo", "source", "pass", "executions", "pass rate"], rows))
 
-    if models:
+    if summary.models:
         out.append("<h2>Models</h2>")
         rows = []
-        for m in models:
+        for m in (report.staleness for report in summary.models):
             rows.append(
                 [
-                    f"<code>{_e(m['model'])}</code>",
-                    *[f"#{_pct(m['pass_rate'].get(c))}" for c in order],
-                    f"#{_pct(m['stale_rate'])} <span class='muted'>({len(m['stale'])}/{m['stale_candidates']})</span>",
-                    f"#{len(m['problem_drift'])}",
-                    *[f"#{_pct(m['warning_rate'].get(c))}" for c in order[-1:]],
-                    f"<code>{_e(m['vintage'] or '–')}</code>",
-                    f"#{m['answers_with_static_uses']}",
+                    f"<code>{_e(m.model)}</code>",
+                    *[f"#{_pct(m.pass_rate.get(c))}" for c in order],
+                    f"#{_pct(m.stale_rate)} <span class='muted'>({len(m.stale)}/{m.candidates})</span>",
+                    f"#{len(m.problem_drift)}",
+                    *[f"#{_pct(m.warning_rate.get(c))}" for c in order[-1:]],
+                    f"<code>{_e(m.vintage or '–')}</code>",
+                    f"#{m.answers_with_static}",
                 ]
             )
         out.append(
@@ -194,8 +192,8 @@ def render(
                 rows,
             )
         )
-        for m in models:
-            by_lib = m.get("per_library", {})
+        for report in summary.models:
+            by_lib = report.per_library
             if not by_lib:
                 continue
             lib_names = sorted({lib for rates in by_lib.values() for lib in rates})
@@ -206,7 +204,10 @@ def render(
                 ]
                 for c in order
             ]
-            out += [f"<h3>{_e(m['model'])} by library</h3>", _table(["combo", *lib_names], rows)]
+            out += [
+                f"<h3>{_e(report.staleness.model)} by library</h3>",
+                _table(["combo", *lib_names], rows),
+            ]
 
     out.append("<h2>Statuses: problems × combos</h2>")
     out.append(
@@ -228,7 +229,7 @@ def render(
     )
     rows = []
     for t in summary.drift:
-        finding = summary.analysis.get((t.problem_id, t.source), {})
+        finding = summary.finding(t)
         bad = t.outcome(t.first_bad) if t.first_bad else None
         rows.append(
             [
@@ -241,14 +242,17 @@ def render(
                 f"<code>{_e(t.diagnosis.symbol)}</code>"
                 if t.diagnosis and t.diagnosis.symbol
                 else "–",
-                _e(finding.get("library") or "–"),
+                _e((finding.library if finding else None) or "–"),
                 _e(
-                    f"{finding.get('library')} {finding['first_bad']}"
-                    if finding.get("first_bad")
+                    f"{finding.library} {finding.first_bad}"
+                    if finding and finding.first_bad
                     else "–"
                 ),
                 _e(
-                    (finding.get("warning") or (t.warnings[0].message if t.warnings else "–"))[:140]
+                    (
+                        (finding.warning if finding else "")
+                        or (t.warnings[0].message if t.warnings else "–")
+                    )[:140]
                 ),
             ]
         )

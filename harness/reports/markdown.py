@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
@@ -12,7 +12,9 @@ from harness.results import Status
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from harness.bisection import Finding
     from harness.drift import Trajectory
+    from harness.history import Changes
     from harness.reports.summary import Summary
 
 _STATUSES = [s.value for s in Status]
@@ -43,19 +45,17 @@ def _changed(library: str, changed: Mapping[str, tuple[str, str]]) -> str:
     return ", ".join(parts) or "none"
 
 
-def _drift_row(t: Trajectory, analysis: Mapping[str, Any]) -> list[str]:
+def _drift_row(t: Trajectory, finding: Finding | None) -> list[str]:
     bad = t.outcome(t.first_bad) if t.first_bad else None
     cause = t.diagnosis.cause.value if t.diagnosis else "–"
     symbol = f"`{t.diagnosis.symbol}`" if t.diagnosis and t.diagnosis.symbol else "–"
-    responsible = analysis.get("library") or "–"
+    responsible = (finding.library if finding else None) or "–"
     first_release = "–"
-    if analysis.get("first_bad"):
-        first_release = f"{analysis.get('library')} {analysis['first_bad']}"
+    if finding and finding.first_bad:
+        first_release = f"{finding.library} {finding.first_bad}"
     warned = "–"
-    if analysis.get("warning"):
-        warned = (
-            f"{analysis.get('library')} {analysis.get('last_good')} warned: {analysis['warning']}"
-        )
+    if finding and finding.warning:
+        warned = f"{finding.library} {finding.last_good} warned: {finding.warning}"
     elif t.warnings:
         warned = f"`{t.last_good}` warned: {t.warnings[0].message}"
     return [
@@ -138,9 +138,7 @@ def render(summary: Summary) -> str:
             "earlier warning",
             "changed",
         ]
-        rows = [
-            _drift_row(t, summary.analysis.get((t.problem_id, t.source), {})) for t in summary.drift
-        ]
+        rows = [_drift_row(t, summary.finding(t)) for t in summary.drift]
         out += _table(header, rows)
     else:
         out.append(
@@ -167,7 +165,7 @@ def render(summary: Summary) -> str:
     if summary.changes:
         out += ["", *render_changes(summary.changes)]
     if summary.releases:
-        out += ["", *releases_markdown(summary.releases)]
+        out += ["", *releases_markdown(summary.releases.to_dict())]
     return "\n".join(out) + "\n"
 
 
@@ -182,15 +180,15 @@ def render_models(summary: Summary) -> list[str]:
     out = ["## Models", ""]
     rows = [
         [
-            f"`{m['model']}`",
-            *[_pct(m["pass_rate"].get(c)) for c in order],
-            f"{_pct(m['stale_rate'])} ({len(m['stale'])}/{m['stale_candidates']})",
-            str(len(m["problem_drift"])),
-            _pct(m["warning_rate"].get(last)),
-            f"`{m['vintage']}`" if m["vintage"] else "–",
-            str(m["answers_with_static_uses"]),
+            f"`{m.model}`",
+            *[_pct(m.pass_rate.get(c)) for c in order],
+            f"{_pct(m.stale_rate)} ({len(m.stale)}/{m.candidates})",
+            str(len(m.problem_drift)),
+            _pct(m.warning_rate.get(last)),
+            f"`{m.vintage}`" if m.vintage else "–",
+            str(m.answers_with_static),
         ]
-        for m in summary.models
+        for m in (report.staleness for report in summary.models)
     ]
     out += _table(
         [
@@ -205,11 +203,11 @@ def render_models(summary: Summary) -> list[str]:
         rows,
     )
     for m in summary.models:
-        by_lib = m.get("per_library", {})
+        by_lib = m.per_library
         libs = sorted({lib for rates in by_lib.values() for lib in rates})
         if not libs:
             continue
-        out += ["", f"`{m['model']}` by library:", ""]
+        out += ["", f"`{m.staleness.model}` by library:", ""]
         out += _table(
             ["combo", *libs],
             [[f"`{c}`", *[_pct(by_lib.get(c, {}).get(lib)) for lib in libs]] for c in order],
@@ -217,23 +215,22 @@ def render_models(summary: Summary) -> list[str]:
     return out
 
 
-def render_changes(changes: Mapping[str, Any]) -> list[str]:
+def render_changes(changes: Changes) -> list[str]:
     """The "since the previous run" section, from :func:`harness.history.diff`."""
-    out = [f"## Since the previous run (`{changes.get('previous')}`)", ""]
-    for title, key in (("New failures", "new_failures"), ("New fixes", "new_fixes")):
-        items = changes.get(key, [])
+    out = [f"## Since the previous run (`{changes.previous}`)", ""]
+    for title, items in (("New failures", changes.new_failures), ("New fixes", changes.new_fixes)):
         out.append(f"**{title}** ({len(items)})" + (":" if items else ""))
         out += [
-            f"- `{i['combo']}` `{i['problem_id']}` {i['source']}: {i['before']} → {i['after']}"
-            + (f" ({_cell(i['error'], 120)})" if i.get("error") else "")
+            f"- `{i.combo}` `{i.problem_id}` {i.source}: {i.before} → {i.after}"
+            + (f" ({_cell(i.error, 120)})" if i.error else "")
             for i in items[:50]
         ]
         out.append("")
-    warnings = changes.get("new_warnings", [])
+    warnings = changes.new_warnings
     out.append(f"**New warnings** ({len(warnings)})" + (":" if warnings else ""))
-    out += [f"- {w['library']}: {_cell(w['message'], 140)}" for w in warnings[:30]]
+    out += [f"- {w.library}: {_cell(w.message, 140)}" for w in warnings[:30]]
     out.append("")
-    releases = changes.get("releases", [])
+    releases = changes.releases
     out.append(f"**Library versions that changed** ({len(releases)})" + (":" if releases else ""))
-    out += [f"- `{r['combo']}` {r['library']}: {r['before']} → {r['after']}" for r in releases]
+    out += [f"- `{r.combo}` {r.library}: {r.before} → {r.after}" for r in releases]
     return out

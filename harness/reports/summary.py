@@ -8,11 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 from harness.drift import DriftClass, Trajectory, WarningGroup, era_order, trajectories, will_break
 from harness.envs import EnvInfo
-from harness.problems import REFERENCE
+from harness.problem import REFERENCE
 from harness.results import SCHEMA_VERSION, Outcome, Status
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from harness.bisection import Finding
+    from harness.history import Changes
+    from harness.rundir import ReleaseNews
+    from harness.staleness import ModelStaleness
 
 # Classes that have a pass → fail step worth a row in the drift table.
 DRIFTING = (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE)
@@ -33,6 +38,18 @@ class ComboSummary:
 
 
 @dataclass(frozen=True)
+class ModelReport:
+    """One model of the run: its staleness, and its pass rates by library."""
+
+    staleness: ModelStaleness
+    per_library: Mapping[str, Mapping[str, float | None]]  # combo → library → pass rate
+
+    def to_dict(self) -> dict[str, Any]:
+        per_library = {c: dict(rates) for c, rates in self.per_library.items()}
+        return {**self.staleness.to_dict(), "per_library": per_library}
+
+
+@dataclass(frozen=True)
 class Summary:
     run_id: str
     baseline: str
@@ -43,10 +60,15 @@ class Summary:
     executions: int
     trajectories: Sequence[Trajectory]
     warnings: Sequence[WarningGroup]
-    analysis: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
-    changes: Mapping[str, Any] = field(default_factory=dict)  # since the previous run
-    models: Sequence[Mapping[str, Any]] = ()  # staleness and pass rates per model
-    releases: Mapping[str, Any] = field(default_factory=dict)  # from harness releases
+    # attribution and bisection, by (problem, source) (--bisect)
+    analysis: Mapping[tuple[str, str], Finding] = field(default_factory=dict)
+    changes: Changes | None = None  # since the previous run
+    models: Sequence[ModelReport] = ()
+    releases: ReleaseNews | None = None  # from harness releases
+
+    def finding(self, t: Trajectory) -> Finding | None:
+        """The analysis of a drifted trajectory, when the run was bisected."""
+        return self.analysis.get((t.problem_id, t.source))
 
     @property
     def drift(self) -> list[Trajectory]:
@@ -80,9 +102,7 @@ class Summary:
                 for c in self.combos
             ],
             "classes": {s: dict(self.classes(s)) for s in self.sources},
-            "drift": [
-                drift_record(t, self.analysis.get((t.problem_id, t.source), {})) for t in self.drift
-            ],
+            "drift": [drift_record(t, self.finding(t)) for t in self.drift],
             "warnings": [
                 {
                     "library": g.library,
@@ -92,13 +112,13 @@ class Summary:
                 }
                 for g in self.warnings
             ],
-            **({"changes": dict(self.changes)} if self.changes else {}),
-            **({"models": [dict(m) for m in self.models]} if self.models else {}),
-            **({"releases": dict(self.releases)} if self.releases else {}),
+            **({"changes": self.changes.to_dict()} if self.changes else {}),
+            **({"models": [m.to_dict() for m in self.models]} if self.models else {}),
+            **({"releases": self.releases.to_dict()} if self.releases else {}),
         }
 
 
-def drift_record(t: Trajectory, analysis: Mapping[str, Any]) -> dict[str, Any]:
+def drift_record(t: Trajectory, analysis: Finding | None = None) -> dict[str, Any]:
     bad = t.outcome(t.first_bad) if t.first_bad else None
     return {
         "problem_id": t.problem_id,
@@ -113,7 +133,7 @@ def drift_record(t: Trajectory, analysis: Mapping[str, Any]) -> dict[str, Any]:
         "symbol": t.diagnosis.symbol if t.diagnosis else "",
         "changed": {k: list(v) for k, v in t.changed.items()},
         "warnings": [w.message for w in t.warnings],
-        **({"analysis": dict(analysis)} if analysis else {}),
+        **({"analysis": analysis.to_dict()} if analysis else {}),
     }
 
 
@@ -127,8 +147,8 @@ def summarise(
     combo_ids: Sequence[str],
     envs: Mapping[str, EnvInfo],
     outcomes: Sequence[Outcome],
-    analysis: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
-    changes: Mapping[str, Any] | None = None,
+    analysis: Mapping[tuple[str, str], Finding] | None = None,
+    changes: Changes | None = None,
 ) -> Summary:
     counts: dict[str, dict[str, Counter[str]]] = {c: {} for c in combo_ids}
     for o in outcomes:
@@ -159,5 +179,5 @@ def summarise(
         trajectories=trajectories(outcomes, order),
         warnings=will_break(outcomes),
         analysis=dict(analysis or {}),
-        changes=dict(changes or {}),
+        changes=changes,
     )

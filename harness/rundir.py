@@ -1,0 +1,535 @@
+"""One run's results directory: where each file lives, and its typed readers and writers.
+
+``results/<run-id>/`` holds::
+
+    run.json                 RunManifest: what the run was started with, and when it finished
+    <combo>.jsonl            one Outcome per line (harness.results), appended as they arrive
+    envs/<combo>.json        the combo's EnvInfo; .lock its uv lock; .executor.json its executor
+    answers/<model>.jsonl    the model answers the run executed
+    analysis.json            attribution and bisection Findings (--bisect)
+    releases.json            ReleaseNews (harness releases --write)
+    summary.json, summary.md, report.html, junit.xml, junit/, exports/   the reports
+
+Every file is parsed here, once, into frozen values; a file this harness cannot read is a
+:class:`RunFileError` of one line naming the file and the key. Nothing else opens these
+files by name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from harness.bisection import Finding
+from harness.envs import EnvInfo
+from harness.errors import HarnessError
+from harness.problem import MODEL_PREFIX, Solution
+from harness.releases import NewRelease
+from harness.results import SCHEMA_VERSION, Outcome, read_outcomes, write_json
+from harness.runner import DEFAULT_MEMORY_MB
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from pathlib import Path
+
+
+class RunFileError(HarnessError):
+    """A file of a run directory this harness cannot read."""
+
+
+class _Fields:
+    """Typed access to one JSON object of a run file; a mistake names the file and key."""
+
+    def __init__(self, data: object, file: str, where: str = "") -> None:
+        if not isinstance(data, dict):
+            raise RunFileError(file, where or None, f"expected an object, got {_shown(data)}")
+        self.data: dict[str, Any] = data
+        self.file = file
+        self.where = where
+
+    def _key(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def fail(self, key: str, expected: str) -> NoReturn:
+        raise RunFileError(
+            self.file, self._key(key), f"expected {expected}, got {_shown(self.data[key])}"
+        )
+
+    def text(self, key: str, default: str) -> str:
+        value = self.data.get(key, default)
+        return value if isinstance(value, str) else self.fail(key, "a string")
+
+    def optional_text(self, key: str, default: str | None = None) -> str | None:
+        value = self.data.get(key, default)
+        return value if value is None or isinstance(value, str) else self.fail(key, "a string")
+
+    def texts(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        value = self.data.get(key, list(default))
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(key, "a list of strings")
+        return tuple(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        return value if isinstance(value, bool) else self.fail(key, "true or false")
+
+    def integer(self, key: str, default: int) -> int:
+        value = self.optional_integer(key, default)
+        return value if value is not None else self.fail(key, "an integer")
+
+    def optional_integer(self, key: str, default: int | None = None) -> int | None:
+        value = self.data.get(key, default)
+        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        return self.fail(key, "an integer")
+
+    def optional_number(self, key: str, default: float | None = None) -> float | None:
+        value = self.data.get(key, default)
+        if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            return None if value is None else float(value)
+        return self.fail(key, "a number")
+
+    def table(self, key: str) -> _Fields | None:
+        """The object at ``key``; None when it is missing or null."""
+        value = self.data.get(key)
+        return None if value is None else _Fields(value, self.file, self._key(key))
+
+    def tables(self, key: str) -> list[_Fields]:
+        value = self.data.get(key, [])
+        if not isinstance(value, list):
+            self.fail(key, "a list")
+        return [_Fields(v, self.file, f"{self._key(key)}[{i}]") for i, v in enumerate(value)]
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, dict) else "an object"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What ``harness run`` was asked to do, recorded in run.json so ``--resume`` can redo it.
+
+    Field names are the options' names (``--no-reference`` is ``no_reference``); how many
+    executions run at once, where the results and envs live, and the history are not part
+    of it: a resumed run takes those from its own command line.
+    """
+
+    matrix: str = "matrix.toml"
+    combos: tuple[str, ...] = ()  # as given: comma-separated ids or globs
+    keyword: str | None = None
+    tag: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # as given; empty means problems/
+    answers: tuple[str, ...] = ()  # [NAME=]PATH
+    no_reference: bool = False
+    idioms: bool = False
+    library: tuple[str, ...] = ()
+    problem_id: tuple[str, ...] = ()
+    limit: int | None = None
+    shard: str | None = None  # "I/N"
+    timeout: float | None = None  # None: the matrix's
+    memory_mb: int = DEFAULT_MEMORY_MB  # 0: no cap
+    isolation: str = "zygote"
+    fresh_for: tuple[str, ...] = ()
+    repeat: int = 1
+    sandbox: bool = True
+    guard: bool = True
+    bisect: bool = False
+    guard_allowlist: str | None = None
+    guard_record: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(asdict(self).items())}
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: object,
+        file: str | Path = "run.json",
+        *,
+        where: str = "",
+    ) -> RunRequest:
+        """The request ``data`` records; a key it lacks (an older run's) takes its default."""
+        given = _Fields(data, str(file), where)
+        b = cls()
+        return cls(
+            matrix=given.text("matrix", b.matrix),
+            combos=given.texts("combos", b.combos),
+            keyword=given.optional_text("keyword", b.keyword),
+            tag=given.texts("tag", b.tag),
+            problems=given.texts("problems", b.problems),
+            answers=given.texts("answers", b.answers),
+            no_reference=given.flag("no_reference", b.no_reference),
+            idioms=given.flag("idioms", b.idioms),
+            library=given.texts("library", b.library),
+            problem_id=given.texts("problem_id", b.problem_id),
+            limit=given.optional_integer("limit", b.limit),
+            shard=given.optional_text("shard", b.shard),
+            timeout=given.optional_number("timeout", b.timeout),
+            memory_mb=given.integer("memory_mb", b.memory_mb),
+            isolation=given.text("isolation", b.isolation),
+            fresh_for=given.texts("fresh_for", b.fresh_for),
+            repeat=given.integer("repeat", b.repeat),
+            sandbox=given.flag("sandbox", b.sandbox),
+            guard=given.flag("guard", b.guard),
+            bisect=given.flag("bisect", b.bisect),
+            guard_allowlist=given.optional_text("guard_allowlist", b.guard_allowlist),
+            guard_record=given.flag("guard_record", b.guard_record),
+        )
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """The inputs a run was given: problem locations and answer files, as on the command line."""
+
+    problems: tuple[str, ...] = ()  # problem locations (problems/ when none were given)
+    answers: tuple[str, ...] = ()
+    shard: str | None = None  # dropped when the shards' results are merged
+    command: RunRequest | None = None  # None in runs that cannot be resumed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "problems": list(self.problems),
+            "answers": list(self.answers),
+            "shard": self.shard,
+            "command": self.command.to_dict() if self.command else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, file: str, where: str = "inputs") -> RunInputs:
+        given = _Fields(data, file, where)
+        command = given.table("command")
+        return cls(
+            problems=given.texts("problems"),
+            answers=given.texts("answers"),
+            shard=given.optional_text("shard"),
+            command=None
+            if command is None
+            else RunRequest.from_dict(command.data, file, where=command.where),
+        )
+
+
+@dataclass(frozen=True)
+class RecordedOptions:
+    """How the run's executions ran."""
+
+    jobs: int
+    timeout: float | None
+    memory_mb: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    """``run.json``: the run's identity, combos and inputs, and whether it finished.
+
+    Manifests written by hand (or by older versions) may lack any key but ``run_id``;
+    what they lack takes the defaults below.
+    """
+
+    run_id: str
+    schema: int = SCHEMA_VERSION
+    started: str | None = None  # ISO timestamps
+    finished: str | None = None  # None while running: a run without it can be resumed
+    matrix: str | None = None  # the matrix file
+    baseline: str | None = None
+    combos: tuple[str, ...] = ()  # in the order they were started
+    inputs: RunInputs = field(default_factory=RunInputs)
+    options: RecordedOptions | None = None
+
+    @property
+    def resumable(self) -> bool:
+        """Unfinished, and it says how it was started."""
+        return not self.finished and self.inputs.command is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": self.schema,
+            "run_id": self.run_id,
+            "started": self.started,
+            "finished": self.finished,
+            "matrix": self.matrix,
+            "baseline": self.baseline,
+            "combos": list(self.combos),
+            "inputs": self.inputs.to_dict(),
+            "options": self.options.to_dict() if self.options else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, file: str | Path = "run.json") -> RunManifest:
+        shown = str(file)
+        given = _Fields(data, shown)
+        if "run_id" not in given.data:
+            raise RunFileError(shown, "run_id", "missing")
+        inputs = given.table("inputs")
+        options = given.table("options")
+        return cls(
+            run_id=given.text("run_id", ""),
+            schema=given.integer("schema", SCHEMA_VERSION),
+            started=given.optional_text("started"),
+            finished=given.optional_text("finished"),
+            matrix=given.optional_text("matrix"),
+            baseline=given.optional_text("baseline"),
+            combos=given.texts("combos"),
+            inputs=RunInputs() if inputs is None else RunInputs.from_dict(inputs.data, shown),
+            options=None
+            if options is None
+            else RecordedOptions(
+                jobs=options.integer("jobs", 1),
+                timeout=options.optional_number("timeout"),
+                memory_mb=options.optional_integer("memory_mb"),
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class ResolvedRelease:
+    """What a ``latest`` or ``pre`` library of a combo resolves to today."""
+
+    combo: str
+    library: str
+    kind: str  # "latest" or "pre"
+    version: str
+
+
+@dataclass(frozen=True)
+class ReleaseNews:
+    """``releases.json``, as ``harness releases --write`` writes it (harness.releases.report)."""
+
+    new: tuple[NewRelease, ...] = ()
+    resolved: tuple[ResolvedRelease, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "new": [asdict(r) for r in self.new],
+            "resolved": [asdict(r) for r in self.resolved],
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, file: str | Path = "releases.json") -> ReleaseNews:
+        given = _Fields(data, str(file))
+        return cls(
+            new=tuple(
+                NewRelease(
+                    r.text("package", ""),
+                    r.text("version", ""),
+                    r.flag("pre", False),
+                    r.text("uploaded", ""),
+                )
+                for r in given.tables("new")
+            ),
+            resolved=tuple(
+                ResolvedRelease(
+                    r.text("combo", ""),
+                    r.text("library", ""),
+                    r.text("kind", ""),
+                    r.text("version", ""),
+                )
+                for r in given.tables("resolved")
+            ),
+        )
+
+
+def _read_json(path: Path) -> object:
+    """The JSON value in ``path``, or None when there is no such file."""
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunFileError(str(path), None, f"cannot read: {exc}") from None
+    except ValueError as exc:
+        raise RunFileError(str(path), None, f"invalid JSON: {exc}") from None
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """The layout of one run's results directory, and the readers and writers of its files."""
+
+    root: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.root.name
+
+    # -- where each file lives ---------------------------------------------------------
+
+    def outcomes(self, combo: str) -> Path:
+        return self.root / f"{combo}.jsonl"
+
+    def lock(self, combo: str) -> Path:
+        return self.root / "envs" / f"{combo}.lock"
+
+    def env_info(self, combo: str) -> Path:
+        return self.root / "envs" / f"{combo}.json"
+
+    def executor_info(self, combo: str) -> Path:
+        return self.root / "envs" / f"{combo}.executor.json"
+
+    def junit(self, combo: str) -> Path:
+        return self.root / "junit" / f"{combo}.xml"
+
+    @property
+    def merged_junit(self) -> Path:
+        return self.root / "junit.xml"
+
+    @property
+    def summary_json(self) -> Path:
+        return self.root / "summary.json"
+
+    @property
+    def summary_md(self) -> Path:
+        return self.root / "summary.md"
+
+    @property
+    def analysis(self) -> Path:
+        """Attribution and bisection findings for drifted problems (``--bisect``)."""
+        return self.root / "analysis.json"
+
+    @property
+    def releases(self) -> Path:
+        return self.root / "releases.json"
+
+    @property
+    def report_html(self) -> Path:
+        return self.root / "report.html"
+
+    @property
+    def answers_dir(self) -> Path:
+        """The model answers the run executed, one JSONL file per model."""
+        return self.root / "answers"
+
+    def exports(self, combo: str) -> Path:
+        return self.root / "exports" / combo
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "run.json"
+
+    # -- outcomes ----------------------------------------------------------------------
+
+    def combos(self) -> list[str]:
+        """Combos with an outcomes file, in the order they were started."""
+        files = sorted(self.root.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+        return [p.stem for p in files]
+
+    def read(self, combo: str) -> list[Outcome]:
+        return read_outcomes(self.outcomes(combo))[0]
+
+    def read_all(self) -> list[Outcome]:
+        return [o for combo in self.combos() for o in self.read(combo)]
+
+    # -- run.json ----------------------------------------------------------------------
+
+    def read_manifest(self) -> RunManifest | None:
+        """The run's manifest; None when it has none (not a run directory)."""
+        data = _read_json(self.manifest)
+        return None if data is None else RunManifest.from_dict(data, self.manifest)
+
+    def write_manifest(self, manifest: RunManifest) -> None:
+        write_json(self.manifest, manifest.to_dict())
+
+    def known_combos(self, manifest: RunManifest | None = None) -> list[str]:
+        """The manifest's combos in its order, then any other combo with outcomes."""
+        listed = manifest.combos if manifest else ()
+        return list(dict.fromkeys([*listed, *self.combos()]))
+
+    # -- environments ------------------------------------------------------------------
+
+    def read_env(self, combo: str) -> EnvInfo | None:
+        data = _read_json(self.env_info(combo))
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            raise RunFileError(str(self.env_info(combo)), None, "expected an object")
+        try:
+            return EnvInfo.from_dict(data)
+        except TypeError as exc:
+            raise RunFileError(str(self.env_info(combo)), None, str(exc)) from None
+
+    def read_envs(self, combos: Iterable[str]) -> dict[str, EnvInfo]:
+        """The recorded environment of each of ``combos`` that has one."""
+        envs = {}
+        for combo in combos:
+            env = self.read_env(combo)
+            if env is not None:
+                envs[combo] = env
+        return envs
+
+    def write_env(self, combo: str, env: EnvInfo) -> None:
+        write_json(self.env_info(combo), env.to_dict())
+
+    def read_lock(self, combo: str) -> str:
+        """The uv lock the combo's env was built from; "" when none was kept."""
+        path = self.lock(combo)
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+    def write_lock(self, combo: str, lock: str) -> None:
+        path = self.lock(combo)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(lock, encoding="utf-8")
+
+    def write_executor(self, combo: str, executor: Mapping[str, Any]) -> None:
+        write_json(self.executor_info(combo), dict(executor))
+
+    # -- model answers -----------------------------------------------------------------
+
+    def read_answers(self) -> list[Solution]:
+        """The model answers the run executed, as it saved them."""
+        solutions = []
+        for path in sorted(self.answers_dir.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                solutions.append(Solution(row["problem_id"], MODEL_PREFIX + path.stem, row["code"]))
+        return solutions
+
+    def write_answers(self, solutions: Iterable[Solution]) -> None:
+        """Keep the model answers among ``solutions``, one file per model."""
+        by_model: dict[str, list[str]] = {}
+        for s in solutions:
+            if s.source.startswith(MODEL_PREFIX):
+                line = json.dumps({"problem_id": s.problem_id, "code": s.code})
+                by_model.setdefault(s.source.removeprefix(MODEL_PREFIX), []).append(line)
+        for model, lines in by_model.items():
+            path = self.answers_dir / f"{model}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    # -- analysis, releases, summary ---------------------------------------------------
+
+    def read_analysis(self) -> dict[tuple[str, str], Finding]:
+        """Findings by (problem, source); empty when the run was not bisected."""
+        data = _read_json(self.analysis)
+        if data is None:
+            return {}
+        if not isinstance(data, list):
+            raise RunFileError(str(self.analysis), None, "expected a list of findings")
+        found = {}
+        for i, item in enumerate(data):
+            try:
+                finding = Finding.from_dict(item)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise RunFileError(str(self.analysis), f"[{i}]", f"not a finding: {exc}") from None
+            found[(finding.problem_id, finding.source)] = finding
+        return found
+
+    def write_analysis(self, findings: Sequence[Finding]) -> None:
+        write_json(self.analysis, [f.to_dict() for f in findings])
+
+    def read_releases(self, path: Path | None = None) -> ReleaseNews | None:
+        """``releases.json`` (this run's, or the one at ``path``); None when there is none."""
+        where = path or self.releases
+        data = _read_json(where)
+        return None if data is None else ReleaseNews.from_dict(data, where)
+
+    def read_summary(self) -> dict[str, Any] | None:
+        """``summary.json`` as published (the shape GitHub's glue reads); None before any."""
+        data = _read_json(self.summary_json)
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            raise RunFileError(str(self.summary_json), None, "expected an object")
+        return data

@@ -1,0 +1,363 @@
+"""The host side of execution: pairing, the batch file, and protocol lines → outcomes.
+
+Most tests give ``ComboRun`` a fake interpreter that prints chosen protocol lines, so
+every way a line can be good, bad or missing is checked exactly; one test drives the
+real env side under this interpreter (it is stdlib-only: no combo environment needed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.envs import ENVSIDE, EnvInfo
+from harness.problem import MODEL_PREFIX, Problem, Solution
+from harness.results import CapturedWarning, Outcome, Part, Status
+from harness.runner import ComboRun, Execution, RunOptions, batch_payload, batches_root, pair
+
+CHECK_THREE = textwrap.dedent("""
+    def test_execution(solution):
+        namespace = {}
+        exec(solution, namespace)
+        assert namespace["result"] == 3
+""")
+
+
+def problem(pid: str, timeout: float | None = None, requires: tuple[str, ...] = ()) -> Problem:
+    return Problem(
+        pid,
+        pid,
+        "set",
+        "numpy",
+        "",
+        "result = 3",
+        CHECK_THREE,
+        timeout=timeout,
+        requires=requires,
+    )
+
+
+def ids(executions: list[Execution]) -> list[tuple[str, str, int]]:
+    return [(e.problem.id, e.solution.source, e.attempt) for e in executions]
+
+
+P1, P2, P3 = problem("p/1"), problem("p/2"), problem("p/3")
+REF1, REF2 = Solution("p/1", "reference", "result = 3"), Solution("p/2", "reference", "x")
+MODEL1 = Solution("p/1", "model:m", "result = 4")
+STRAY = Solution("p/9", "reference", "result = 3")  # a solution to no selected problem
+
+
+@pytest.mark.parametrize(
+    ("problems", "solutions", "repeat", "expected"),
+    [
+        ([], [REF1], 1, []),
+        ([P1], [], 1, []),
+        ([P1, P2], [REF1, REF2], 1, [("p/1", "reference", 0), ("p/2", "reference", 0)]),
+        # problem order wins over solution order; within a problem, solutions as given
+        (
+            [P2, P1],
+            [REF1, MODEL1, REF2],
+            1,
+            [("p/2", "reference", 0), ("p/1", "reference", 0), ("p/1", "model:m", 0)],
+        ),
+        ([P1], [MODEL1, REF1], 1, [("p/1", "model:m", 0), ("p/1", "reference", 0)]),
+        ([P1, P3], [REF1, STRAY], 1, [("p/1", "reference", 0)]),  # strays and bare problems
+        (
+            [P1],
+            [REF1, MODEL1],
+            3,
+            [("p/1", "reference", a) for a in range(3)] + [("p/1", "model:m", a) for a in range(3)],
+        ),
+        ([P1], [REF1], 0, []),
+    ],
+)
+def test_pair(
+    problems: list[Problem],
+    solutions: list[Solution],
+    repeat: int,
+    expected: list[tuple[str, str, int]],
+) -> None:
+    assert ids(pair(problems, solutions, repeat)) == expected
+
+
+def test_batch_payload_states_each_problem_once_and_trusts_no_model() -> None:
+    slow = problem("p/slow", timeout=300, requires=("numpy", "scipy"))
+    executions = [
+        Execution(P1, REF1),
+        Execution(P1, MODEL1),
+        Execution(P1, MODEL1, attempt=1),
+        Execution(slow, Solution("p/slow", "idiom:old", "y")),
+    ]
+    options = RunOptions(jobs=3, timeout=20, fresh_for=("torch",), hide=("/secret",))
+    payload = batch_payload(executions, options)
+    assert payload["problems"] == {
+        "p/1": {"context": CHECK_THREE, "requires": [], "library": "numpy"},
+        "p/slow": {"context": CHECK_THREE, "requires": ["numpy", "scipy"], "library": "numpy"},
+    }
+    assert [
+        (x["problem"], x["source"], x["solution"], x["trusted"], x["timeout"])
+        for x in payload["executions"]
+    ] == [
+        ("p/1", "reference", "result = 3", True, 20),
+        ("p/1", "model:m", "result = 4", False, 20),
+        ("p/1", "model:m", "result = 4", False, 20),
+        ("p/slow", "idiom:old", "y", True, 300),  # the problem's own timeout wins
+    ]
+    assert {k: payload[k] for k in ("jobs", "timeout", "fresh_for", "hide", "isolation")} == {
+        "jobs": 3,
+        "timeout": 20,
+        "fresh_for": ["torch"],
+        "hide": ["/secret"],
+        "isolation": "zygote",
+    }
+    json.dumps(payload)  # the batch file is JSON
+
+
+@pytest.mark.parametrize(
+    ("guard", "record", "expected"),
+    [(True, False, True), (False, False, False), (False, True, True), (True, True, True)],
+)
+def test_measuring_the_allowlist_always_runs_the_guard(
+    guard: bool, record: bool, expected: bool
+) -> None:
+    payload = batch_payload([], RunOptions(guard=guard, record_transport=record))
+    assert payload["guard"] is expected
+    assert payload["record_transport"] is record
+    assert payload["problems"] == {} and payload["executions"] == []
+
+
+def test_batches_root_belongs_to_this_user_alone() -> None:
+    root = batches_root()
+    assert root == Path(tempfile.gettempdir()) / f"harness-batches-{os.getuid()}"
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    assert batches_root() == root  # made once, then reused
+
+
+# -- a fake interpreter that speaks chosen protocol lines ------------------------------
+
+FAKE_ENVSIDE = """
+import json, os, shutil, sys
+here = os.path.dirname(os.path.abspath(__file__))
+flag, envside, command, batch = sys.argv[1:]
+shutil.copy(batch, os.path.join(here, "seen-batch.json"))
+with open(os.path.join(here, "seen-env.json"), "w") as fh:
+    json.dump({"argv": [flag, envside, command], "var": os.environ.get("HARNESS_TEST_VAR"),
+               "batch": batch}, fh)
+with open(os.path.join(here, "script.json")) as fh:
+    script = json.load(fh)
+for line in script["stdout"]:
+    print(line, flush=True)
+sys.stderr.write(script["stderr"])
+sys.exit(script["exit"])
+"""
+
+
+class FakeEnv:
+    """An env directory whose ``bin/python`` plays back a script of protocol lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "bin").mkdir(parents=True)
+        (root / "fake_envside.py").write_text(FAKE_ENVSIDE)
+        python = root / "bin" / "python"
+        python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{root / "fake_envside.py"}" "$@"\n')
+        python.chmod(0o755)
+        self.info = EnvInfo(
+            "new",
+            ok=True,
+            python="3.11.7",
+            path=str(root),
+            versions={"numpy": "2.2.6", "pandas": "2.2.3", "tzdata": "2024.1"},
+        )
+
+    def play(self, stdout: list[str], stderr: str = "", exit_code: int = 0) -> None:
+        script = {"stdout": stdout, "stderr": stderr, "exit": exit_code}
+        (self.root / "script.json").write_text(json.dumps(script))
+
+    def seen(self, name: str) -> Any:
+        return json.loads((self.root / f"seen-{name}.json").read_text())
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> FakeEnv:
+    return FakeEnv(tmp_path / "env")
+
+
+def line(seq: int, **outcome: Any) -> str:
+    return json.dumps({"seq": seq, "outcome": outcome})
+
+
+EXECUTIONS = [Execution(P1, REF1), Execution(P1, MODEL1), Execution(P2, REF2, attempt=1)]
+
+
+def run(
+    env: EnvInfo,
+    executions: list[Execution] = EXECUTIONS,
+    seqs: list[int] | None = None,
+    options: RunOptions | None = None,
+) -> tuple[list[Outcome], list[Outcome], ComboRun]:
+    """Run ``executions``; the outcomes written, and those passed to ``on_outcome``."""
+    written: list[Outcome] = []
+    seen: list[Outcome] = []
+
+    class Sink:
+        def write(self, outcome: Outcome) -> None:
+            written.append(outcome)
+
+    combo = ComboRun("r1", env, Sink(), options or RunOptions(jobs=1), on_outcome=seen.append)
+    combo.run(executions, seqs)
+    return written, seen, combo
+
+
+def test_protocol_lines_become_outcomes_as_they_arrive(fake: FakeEnv) -> None:
+    fake.play(
+        [
+            "a line that is not JSON",
+            "[1, 2]",
+            line(
+                1,
+                status="fail",
+                exc_type="AssertionError",
+                message="4 != 3",
+                duration_s=0.25,
+                warnings=[{"category": "FutureWarning", "message": "old", "module": "numpy.core"}],
+                traceback="Traceback ...",
+                output="printed",
+                note="ran apart from its check",
+                parts=[{"name": "t1", "status": "pass"}, "not a part", {"name": "t2"}],
+                transport={"numpy.ndarray": 1},
+            ),
+            line(1, status="pass"),  # a second report of one execution is ignored
+            line(7, status="pass"),  # so is a report of no execution of the batch
+            line(0, status="no-such-status"),
+            json.dumps({"done": True, "protocol": 1, "workers": 1}),
+        ]
+    )
+    written, seen, combo = run(fake.info, seqs=[10, 11, 12])
+    assert written == seen
+    assert [(o.seq, o.source, o.status) for o in written] == [
+        (11, "model:m", Status.FAIL),
+        (10, "reference", Status.CRASH),  # a status the host does not know is a crash
+        (12, "reference", Status.CRASH),  # never reported
+    ]
+    fail, unknown, missing = written
+    assert fail == Outcome(
+        run_id="r1",
+        combo="new",
+        problem_id="p/1",
+        source="model:m",
+        status=Status.FAIL,
+        library="numpy",
+        exc_type="AssertionError",
+        message="4 != 3",
+        duration_s=0.25,
+        warnings=(CapturedWarning("FutureWarning", "old", "numpy.core"),),
+        versions={"numpy": "2.2.6", "pandas": "2.2.3"},
+        python="3.11.7",
+        seq=11,
+        traceback="Traceback ...",
+        output="printed",
+        note="ran apart from its check",
+        parts=(Part("t1", "pass"), Part("t2", "")),
+        transport={"numpy.ndarray": 1},
+    )
+    assert (unknown.exc_type, unknown.message, unknown.duration_s) == (None, "", 0.0)
+    assert (missing.problem_id, missing.attempt) == ("p/2", 1)
+    assert missing.message == "the env-side runner exited with status 0 before running this"
+    assert combo.executor == {"protocol": 1, "workers": 1}
+
+
+def test_a_runner_that_dies_leaves_crashes_with_its_last_words(fake: FakeEnv) -> None:
+    stderr = "".join(f"line {i}\n" for i in range(100))
+    fake.play([line(0, status="pass")], stderr=stderr, exit_code=137)
+    written, _, combo = run(fake.info)
+    assert [(o.seq, o.status) for o in written] == [
+        (0, Status.PASS),
+        (1, Status.CRASH),
+        (2, Status.CRASH),
+    ]
+    for crash in written[1:]:
+        assert crash.message == "the env-side runner exited with status 137 before running this"
+        assert crash.output == "".join(f"line {i}\n" for i in range(60, 100))  # the last 40
+    assert combo.executor == {}
+
+
+def test_a_malformed_transport_is_dropped(fake: FakeEnv) -> None:
+    fake.play([line(0, status="pass", transport=["not", "a", "mapping"])])
+    written, _, _ = run(fake.info, EXECUTIONS[:1])
+    assert written[0].transport == {}
+
+
+def test_the_batch_file_and_the_process(fake: FakeEnv) -> None:
+    fake.play([line(i, status="pass") for i in range(3)])
+    options = RunOptions(jobs=1, env=(("HARNESS_TEST_VAR", "seaborn-data"),), hide=("/x",))
+    written, _, _ = run(fake.info, options=options)
+    assert [o.status for o in written] == [Status.PASS] * 3
+    seen = fake.seen("env")
+    assert seen["argv"] == ["-s", str(ENVSIDE), "run"]
+    assert seen["var"] == "seaborn-data"  # the run's extra environment reaches the runner
+    batch_file = Path(seen["batch"])
+    assert batch_file.parent.parent == batches_root()
+    assert not batch_file.parent.exists()  # removed once the runner is done
+    batch = fake.seen("batch")
+    # every batch directory is hidden from executions, this run's and any other's
+    assert batch["hide"] == ["/x", str(batches_root())]
+    assert [x["source"] for x in batch["executions"]] == ["reference", "model:m", "reference"]
+
+
+def test_a_combo_without_an_env_records_env_errors_without_running(tmp_path: Path) -> None:
+    broken = EnvInfo("broken", ok=False, stage="resolve", error="No solution found: numpy==99")
+    written, seen, combo = run(broken, seqs=[5, 6, 7])
+    assert written == seen
+    assert [(o.combo, o.seq, o.status, o.message) for o in written] == [
+        ("broken", seq, Status.ENV_ERROR, "resolve: No solution found: numpy==99")
+        for seq in (5, 6, 7)
+    ]
+    assert [o.attempt for o in written] == [0, 0, 1]
+    assert combo.executor == {}
+
+
+def test_nothing_to_run_starts_nothing(tmp_path: Path) -> None:
+    absent = EnvInfo("new", ok=True, path=str(tmp_path / "no-such-env"))
+    written, _, _ = run(absent, [])
+    assert written == []
+
+
+# -- the real env side, under this interpreter -------------------------------------------
+
+
+def test_the_real_env_side_grades_references_and_model_answers(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    (env / "bin").mkdir(parents=True)
+    python = env / "bin" / "python"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    info = EnvInfo("here", ok=True, python="3.11", path=str(env), versions={"numpy": "0"})
+    executions = pair(
+        [P1],
+        [
+            REF1,
+            MODEL1,
+            Solution("p/1", MODEL_PREFIX + "n", "result = undefined_name"),
+            Solution("p/1", MODEL_PREFIX + "o", "result = 1 + 2"),
+        ],
+    )
+    written, _, combo = run(info, executions, options=RunOptions(jobs=2, timeout=30))
+    got = {o.source: (o.status, o.exc_type) for o in written}
+    assert got == {
+        "reference": (Status.PASS, None),
+        "model:m": (Status.FAIL, "AssertionError"),
+        "model:n": (Status.ERROR, "NameError"),
+        "model:o": (Status.PASS, None),
+    }
+    assert sorted(o.seq for o in written) == [0, 1, 2, 3]
+    assert all(o.versions == {"numpy": "0"} and o.duration_s > 0 for o in written)
+    assert combo.executor["protocol"] == 1
