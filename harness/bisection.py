@@ -28,10 +28,10 @@ from harness.causes import diagnose
 from harness.drift import related_warnings
 from harness.errors import UsageError
 from harness.libraries import MODULE_TO_PACKAGE, canonical, lookup, same_library
+from harness.package_index import Index, IndexUnavailableError
 from harness.results import Outcome, Status
 from harness.runner import ComboRun, Execution, RunOptions
 from harness.spec import Combo, LibrarySpec, VersionKind
-from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
     import datetime as dt

@@ -22,27 +22,27 @@ from typing import TYPE_CHECKING, Any
 from harness import allowlist as allowlist_mod
 from harness import (
     bisection,
-    fetchdata,
-    gha,
     history,
     interpreters,
+    nightly,
     pipeline,
     problemsets,
     releases,
     reports,
+    runtime_data,
     spec,
     validate,
 )
 from harness.envs import EnvBuilder
 from harness.errors import HarnessError, UsageError
 from harness.libraries import canonical
+from harness.package_index import Index, IndexUnavailableError
 from harness.problem import REFERENCE
 from harness.progress import reporter
 from harness.reports.markdown import render_changes
 from harness.results import write_json
 from harness.rundir import RunDir, RunRequest
 from harness.runner import DEFAULT_MEMORY_MB, RunOptions
-from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -281,7 +281,7 @@ def _args_fetch_data(p: argparse.ArgumentParser) -> None:
         "--data-dir", help="cache (default: $HARNESS_DATA_DIR or ~/.cache/ds-matrix-harness/data)"
     )
     p.add_argument(
-        "--seaborn-url", default=fetchdata.SEABORN_URL, help="base URL of seaborn's datasets"
+        "--seaborn-url", default=runtime_data.SEABORN_URL, help="base URL of seaborn's datasets"
     )
     p.add_argument("--matrix", default="matrix.toml")
     p.add_argument("--combo", help="env whose scikit-learn runs the fetchers (default: baseline)")
@@ -289,9 +289,9 @@ def _args_fetch_data(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_fetch_data(args: argparse.Namespace) -> int:
-    needs = fetchdata.needed(pipeline.load_problems(args.problems))
-    root = Path(args.data_dir) if args.data_dir else fetchdata.data_dir()
-    results = fetchdata.fetch_seaborn(needs.seaborn, root, args.seaborn_url)
+    needs = runtime_data.needed(pipeline.load_problems(args.problems))
+    root = Path(args.data_dir) if args.data_dir else runtime_data.data_dir()
+    results = runtime_data.fetch_seaborn(needs.seaborn, root, args.seaborn_url)
     if needs.sklearn:
         matrix = spec.load(args.matrix)
         combo = matrix.by_id.get(args.combo or matrix.baseline)
@@ -300,7 +300,7 @@ def cmd_fetch_data(args: argparse.Namespace) -> int:
         env, _ = EnvBuilder(Path(args.env_dir).absolute(), Index(matrix.index_url)).build(combo)
         if not env.ok:
             raise UsageError(f"combo {combo.id!r} cannot be built: {env.error}")
-        results += fetchdata.fetch_sklearn(needs.sklearn, root, env)
+        results += runtime_data.fetch_sklearn(needs.sklearn, root, env)
     for r in results:
         print(f"{'ok    ' if r.ok else 'FAILED'} {r.name}: {r.detail}")
     print(f"{sum(r.ok for r in results)}/{len(results)} datasets in {root}")
@@ -412,7 +412,7 @@ def _args_plan(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-jobs",
         type=int,
-        default=gha.GITHUB_JOB_LIMIT,
+        default=nightly.GITHUB_JOB_LIMIT,
         help="group runs into at most this many jobs (default: %(default)s)",
     )
     p.add_argument("--github", action="store_true", help="compact JSON for fromJSON()")
@@ -422,7 +422,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     _, combos = _select(args)
     if args.shards < 1 or args.max_jobs < 1:
         raise UsageError("--shards and --max-jobs must be at least 1")
-    matrix = gha.plan(combos, args.shards, args.max_jobs)
+    matrix = nightly.plan(combos, args.shards, args.max_jobs)
     print(
         json.dumps(matrix, separators=(",", ":")) if args.github else json.dumps(matrix, indent=2)
     )
@@ -440,7 +440,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         if not source.is_dir():
             raise UsageError(f"{source}: no such directory")
     target = RunDir(Path(args.into))
-    counts = gha.merge(sources, target)
+    counts = nightly.merge(sources, target)
     reports.write_reports(target)
     for combo, n in counts.items():
         print(f"{combo}: {n} outcomes")
@@ -462,7 +462,7 @@ def _summary(run_dir: str) -> dict[str, Any]:
 def cmd_issue_text(args: argparse.Namespace) -> int:
     summary = _summary(args.run_dir)
     news = RunDir(Path(args.run_dir)).read_releases(Path(args.releases) if args.releases else None)
-    print(gha.issue_text(summary, news.to_dict() if news else None), end="")
+    print(nightly.issue_text(summary, news.to_dict() if news else None), end="")
     return 0
 
 
@@ -471,7 +471,7 @@ def _args_annotations(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_annotations(args: argparse.Namespace) -> int:
-    for line in gha.workflow_commands(_summary(args.run_dir)):
+    for line in nightly.workflow_commands(_summary(args.run_dir)):
         print(line)
     return 0
 

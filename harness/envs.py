@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from harness import interpreters
 from harness.libraries import BY_KEY, LIBRARIES
+from harness.package_index import Index, IndexUnavailableError
 from harness.spec import NIGHTLY_INDEX, Combo, VersionKind
-from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

@@ -18,15 +18,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import answers as answers_mod
-from harness import bisection, datasets, fetchdata, history, problemsets, reports, spec, workspace
-from harness import combos as combinatorics
+from harness import (
+    bisection,
+    downloads,
+    history,
+    problemsets,
+    reports,
+    runtime_data,
+    spec,
+    workspace,
+)
+from harness.combos import ID_PATTERN, select
 from harness.envs import EnvBuilder
 from harness.errors import UsageError
+from harness.package_index import Index
 from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution
 from harness.results import OutcomeWriter, new_run_id, repair_outcomes
 from harness.rundir import RecordedOptions, RunDir, RunFileError, RunInputs, RunManifest
 from harness.runner import ComboRun, Execution, RunOptions, pair
-from harness.versions import Index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -69,7 +78,7 @@ def select_combos(
 ) -> tuple[MatrixSpec, list[Combo]]:
     """The matrix file ``matrix`` and its combos chosen by id or glob, substring and tag."""
     loaded = spec.load(matrix)
-    chosen = combinatorics.select(loaded.combos, split(ids), keyword, tags)
+    chosen = select(loaded.combos, split(ids), keyword, tags)
     if not chosen:
         known = ", ".join(c.id for c in loaded.combos)
         raise UsageError(f"no combo matches the selection (combos: {known})")
@@ -77,7 +86,7 @@ def select_combos(
 
 
 def _resolve(locations: Sequence[str]) -> list[Path]:
-    return [datasets.resolve(p) for p in (locations or DEFAULT_PROBLEMS)]
+    return [downloads.resolve(p) for p in (locations or DEFAULT_PROBLEMS)]
 
 
 def load_problems(locations: Sequence[str]) -> list[Problem]:
@@ -107,9 +116,9 @@ def load_solutions(
         ]
     for entry in answers:
         name, sep, location = entry.partition("=")
-        if not sep or datasets.is_url(entry):
+        if not sep or downloads.is_url(entry):
             name, location = "", entry
-        path = datasets.resolve(location)
+        path = downloads.resolve(location)
         solutions += answers_mod.load_answers(path, all_problems, selected, name or None)
     return solutions
 
@@ -185,7 +194,7 @@ def plan(
         idioms=request.idioms,
     )
     run_id = run_id or new_run_id()
-    if not combinatorics.ID_PATTERN.match(run_id.replace("_", "-")):
+    if not ID_PATTERN.match(run_id.replace("_", "-")):
         raise UsageError(f"--run-id {run_id!r}: use letters, digits, '-' and '_'")
     options = RunOptions(
         jobs=jobs,
@@ -194,7 +203,7 @@ def plan(
         isolation=request.isolation,
         fresh_for=tuple(split(request.fresh_for)),
         repeat=request.repeat,
-        env=tuple(sorted(fetchdata.environment().items())),
+        env=tuple(sorted(runtime_data.environment().items())),
         # no execution may read the problems (their references) or earlier results
         hide=tuple(str(p.absolute()) for p in [*paths, results]),
         sandbox=request.sandbox,

@@ -12,15 +12,15 @@ import datetime as dt
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from harness.package_index import IndexUnavailableError
 from harness.spec import VersionKind
-from harness.versions import IndexUnavailableError
 
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Mapping, Sequence
 
+    from harness.package_index import Index
     from harness.spec import Combo
-    from harness.versions import Index
 
 
 @dataclass(frozen=True)

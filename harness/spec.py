@@ -19,7 +19,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from harness import combos as combinatorics
+from harness.combos import ID_PATTERN, MAX_ID_LENGTH, expand, make_id, slug
 from harness.errors import SpecError
 from harness.libraries import BY_KEY, LIBRARIES, lookup
 from harness.tomlfile import TomlFile
@@ -260,8 +260,8 @@ class _Parser:
     def named_combo(self, name: str, table: dict[str, Any], defaults: _Defaults) -> Combo:
         keys = ("combos", name)
         where = f"combo {name!r}"
-        if not combinatorics.ID_PATTERN.match(name) or len(name) > combinatorics.MAX_ID_LENGTH:
-            suggestion = combinatorics.slug(name)[: combinatorics.MAX_ID_LENGTH]
+        if not ID_PATTERN.match(name) or len(name) > MAX_ID_LENGTH:
+            suggestion = slug(name)[:MAX_ID_LENGTH]
             raise self.fail(
                 keys, where, f"id must be lower-case letters, digits and '-' (try {suggestion!r})"
             )
@@ -352,14 +352,14 @@ class _Parser:
                     missing = sorted(set(axes) - set(entry))
                     raise self.fail((*keys, rule_key), label, f"missing axis value(s) {missing}")
             rules[rule_key] = entries
-        assignments = combinatorics.expand(axes, rules["include"], rules["exclude"])
+        assignments = expand(axes, rules["include"], rules["exclude"])
         if not assignments:
             raise self.fail(keys, where, "every combination is excluded")
         varying = [k for k in axes if len({a[k] for a in assignments}) > 1]
-        prefix = combinatorics.slug(name)
+        prefix = slug(name)
         out = []
         for assignment in assignments:
-            combo_id = combinatorics.make_id(prefix, assignment, varying)
+            combo_id = make_id(prefix, assignment, varying)
             combo_table: dict[str, Any] = {
                 k: table[k] for k in ("extras", "packages", "tags", "nightly") if k in table
             }

@@ -26,9 +26,9 @@ from packaging.version import Version
 
 from harness.bisection import Answer, Need, _pins, _step, bisect_library, distribution
 from harness.libraries import lookup, same_library
+from harness.package_index import Index, IndexUnavailableError
 from harness.problem import IDIOM_PREFIX, REFERENCE, Problem, Solution
 from harness.runner import Execution
-from harness.versions import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence

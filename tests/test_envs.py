@@ -20,8 +20,8 @@ from packaging.version import Version
 
 from harness import interpreters
 from harness.envs import READY_MARKER, EnvBuilder, EnvInfo, lock_hash, parse_lock, uv_binary
+from harness.package_index import Index, IndexUnavailableError
 from harness.spec import Combo, LibrarySpec, VersionKind
-from harness.versions import Index, IndexUnavailableError
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 FULL = "3.11.7"  # the interpreter version the fake interpreter reports

@@ -11,9 +11,9 @@ import pytest
 
 from harness import bisection, problemsets
 from harness.envs import EnvBuilder
+from harness.package_index import Index
 from harness.problem import REFERENCE, Solution
 from harness.runner import Execution, RunOptions
-from harness.versions import Index
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.network

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from harness import history
+from harness.package_index import Index
 from harness.releases import NewRelease, markdown, report, resolve, watch
 from harness.spec import Combo, LibrarySpec, VersionKind
-from harness.versions import Index
 from tests.indexserver import wheel
 
 NOW = dt.datetime(2026, 11, 29, 12, tzinfo=dt.timezone.utc)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import gha, history, releases
+from harness import history, nightly, releases
+from harness.package_index import Index
 from harness.spec import Combo, LibrarySpec, VersionKind
-from harness.versions import Index
 from tests.conftest import ROOT, run_harness
 from tests.indexserver import IndexServer, wheel
 
@@ -27,7 +27,7 @@ def harness(*args: str, cwd: Path) -> str:
 
 def test_plan_one_job_per_combo_and_shard() -> None:
     combos = [Combo("a", PY, ()), Combo("b", PY, ())]
-    assert gha.plan(combos, shards=2) == {
+    assert nightly.plan(combos, shards=2) == {
         "include": [
             {"name": "a-1of2", "runs": "a:1/2"},
             {"name": "a-2of2", "runs": "a:2/2"},
@@ -35,15 +35,15 @@ def test_plan_one_job_per_combo_and_shard() -> None:
             {"name": "b-2of2", "runs": "b:2/2"},
         ]
     }
-    assert gha.plan(combos) == {
+    assert nightly.plan(combos) == {
         "include": [{"name": "a", "runs": "a:1/1"}, {"name": "b", "runs": "b:1/1"}]
     }
 
 
 def test_plan_groups_above_the_job_limit() -> None:
     combos = [Combo(f"c{i}", PY, ()) for i in range(300)]
-    jobs = gha.plan(combos, shards=1)["include"]
-    assert len(jobs) == gha.GITHUB_JOB_LIMIT
+    jobs = nightly.plan(combos, shards=1)["include"]
+    assert len(jobs) == nightly.GITHUB_JOB_LIMIT
     runs = [r for job in jobs for r in job["runs"].split()]
     assert sorted(runs) == sorted(f"c{i}:1/1" for i in range(300))  # each run exactly once
     assert jobs[0] == {"name": "group-001", "runs": "c0:1/1 c256:1/1"}
@@ -51,9 +51,10 @@ def test_plan_groups_above_the_job_limit() -> None:
 
 def test_issue_text_only_says_what_is_new() -> None:
     assert (
-        gha.issue_text({"run_id": "r2", "changes": {"new_failures": [], "new_warnings": []}}) == ""
+        nightly.issue_text({"run_id": "r2", "changes": {"new_failures": [], "new_warnings": []}})
+        == ""
     )
-    text = gha.issue_text(
+    text = nightly.issue_text(
         {
             "run_id": "r2",
             "changes": {
@@ -226,7 +227,7 @@ def test_annotations_escape_and_cover_failures_and_drift() -> None:
             }
         ],
     }
-    assert gha.workflow_commands(summary) == [
+    assert nightly.workflow_commands(summary) == [
         "::error title=New failure%3A p/1::latest (reference): pass → error — KeyError: 'a,b'%0Amore",
         (
             "::warning title=Drift%3A ds1000/47::old → new: AttributeError: x (removed-api); "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import fetchdata, problemsets
+from harness import problemsets, runtime_data
 from tests.conftest import DS1000_FILE, ROOT, needs_ds1000
 
 DATA = ROOT / "tests" / "data"
@@ -38,19 +38,19 @@ def server():  # type: ignore[no-untyped-def]
 
 @needs_ds1000()
 def test_what_ds1000_needs() -> None:
-    needs = fetchdata.needed(problemsets.load_jsonl(DS1000_FILE))
+    needs = runtime_data.needed(problemsets.load_jsonl(DS1000_FILE))
     assert list(needs.seaborn) == ["exercise", "penguins", "planets", "tips"]
     assert list(needs.sklearn) == ["fetch_california_housing"]
 
 
 def test_fetch_seaborn_from_a_mirror(tmp_path: Path, server: str) -> None:
-    results = fetchdata.fetch_seaborn(["tiny", "missing"], tmp_path, server)
+    results = runtime_data.fetch_seaborn(["tiny", "missing"], tmp_path, server)
     assert [(r.name, r.ok) for r in results] == [("tiny", True), ("missing", False)]
     assert results[1].detail.endswith("/missing.csv: File not found")
     assert (tmp_path / "seaborn" / "tiny.csv").read_text().startswith("day,total")
-    again = fetchdata.fetch_seaborn(["tiny"], tmp_path, server)
+    again = runtime_data.fetch_seaborn(["tiny"], tmp_path, server)
     assert again[0].detail == "already cached"
-    assert fetchdata.environment(tmp_path) == {"SEABORN_DATA": str(tmp_path / "seaborn")}
+    assert runtime_data.environment(tmp_path) == {"SEABORN_DATA": str(tmp_path / "seaborn")}
 
 
 def test_fetch_data_command(tmp_path: Path, server: str) -> None:
@@ -78,7 +78,7 @@ def test_fetch_data_command(tmp_path: Path, server: str) -> None:
 
 @pytest.mark.network
 def test_runs_use_the_cache_offline(tmp_path: Path, server: str) -> None:
-    fetchdata.fetch_seaborn(["tiny"], tmp_path / "data", server)
+    runtime_data.fetch_seaborn(["tiny"], tmp_path / "data", server)
     (tmp_path / "matrix.toml").write_text(
         '[combos.sns]\npython = "3.11"\nnumpy = "1.26.4"\nextras = ["seaborn==0.13.2", "pandas==2.2.3"]\n'
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.datasets import DS1000_URL, cache_dir, is_url, resolve
+from harness.downloads import DS1000_URL, cache_dir, is_url, resolve
 from harness.errors import ProblemError
 
 
