@@ -1,7 +1,8 @@
 """``harness``: argument parsing → library calls → exit status. Nothing else lives here.
 
-Each subcommand is two functions: ``_args_<name>(parser)`` declares its options and
-``cmd_<name>(args)`` runs it; :data:`COMMANDS` lists them in the order ``--help`` shows.
+Each subcommand is two functions: ``_args_<name>(parser)`` lists the options it takes
+(declared once, in :mod:`harness.options`) and ``cmd_<name>(args)`` runs it;
+:data:`COMMANDS` lists them in the order ``--help`` shows.
 
 Exit status: 0 when the run completed (failing solutions are results, not errors),
 1 with ``--strict`` when drift was found, 2 for bad input, 130 when interrupted.
@@ -10,177 +11,34 @@ Exit status: 0 when the run completed (failing solutions are results, not errors
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
 import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness import allowlist as allowlist_mod
-from harness import (
-    bisection,
-    history,
-    interpreters,
-    nightly,
-    pipeline,
-    problemsets,
-    releases,
-    reports,
-    runtime_data,
-    spec,
-    validate,
-)
-from harness.envs import EnvBuilder
+from harness import allowlist, history, nightly, pipeline, releases, reports, spec, validate
+from harness import options as o
 from harness.errors import HarnessError, UsageError
-from harness.libraries import canonical
-from harness.package_index import Index, IndexUnavailableError
-from harness.problem import REFERENCE
 from harness.progress import reporter
 from harness.reports.markdown import render_changes
 from harness.results import write_json
 from harness.rundir import RunDir, RunRequest
-from harness.runner import DEFAULT_MEMORY_MB, RunOptions
+from harness.runtime_data import data_dir
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-DEFAULT_ENV_DIR = ".harness/envs"
-_HISTORY_HELP = "SQLite history (default: <results>/history.sqlite)"
 
-
-def _env_dir(p: argparse.ArgumentParser, help_text: str | None = None) -> None:
-    default = os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR)
-    p.add_argument("--env-dir", default=default, help=help_text)
-
-
-def _problems(p: argparse.ArgumentParser, help_text: str | None = None) -> None:
-    p.add_argument("--problems", action="append", default=[], metavar="PATH", help=help_text)
-
-
-def _selection(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--matrix", default="matrix.toml", help="matrix file (default: %(default)s)")
-    p.add_argument(
-        "--combos",
-        action="append",
-        default=[],
-        metavar="IDS",
-        help="comma-separated combo ids or globs (repeatable; default: all)",
-    )
-    p.add_argument("-k", dest="keyword", help="only combos whose id contains this")
-    p.add_argument("-t", "--tag", action="append", default=[], help="only combos with this tag")
-
-
-def _select(args: argparse.Namespace) -> tuple[spec.MatrixSpec, list[spec.Combo]]:
-    return pipeline.select_combos(args.matrix, args.combos, args.keyword, args.tag)
+def _history(args: argparse.Namespace) -> Path:
+    """``--history``, or the history under ``--results``."""
+    return Path(args.history or history.default_path(Path(args.results)))
 
 
 def _args_run(p: argparse.ArgumentParser) -> None:
-    _selection(p)
-    _problems(
-        p,
-        "problem file, directory or URL; 'ds1000' is the official DS-1000 file "
-        "(repeatable; default: problems/)",
-    )
-    p.add_argument(
-        "--answers",
-        action="append",
-        default=[],
-        metavar="[NAME=]PATH",
-        help="model answers JSONL; the model is NAME or the file's name (repeatable)",
-    )
-    p.add_argument("--no-reference", action="store_true", help="do not run reference solutions")
-    p.add_argument(
-        "--idioms",
-        action="store_true",
-        help="also run the named idioms of our problems (e.g. the old API) as idiom:<name>",
-    )
-    p.add_argument("--library", action="append", default=[], help="only this library's problems")
-    p.add_argument("--problem-id", action="append", default=[], help="only this problem")
-    p.add_argument("--limit", type=int, help="only the first N problems (after --library)")
-    p.add_argument(
-        "--shard", metavar="I/N", help="only shard I of N of the problems (for CI fan-out)"
-    )
-    p.add_argument("--results", default="results", help="results root (default: %(default)s)")
-    p.add_argument("--run-id", help="results/<run-id>/ (default: a UTC timestamp)")
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="finish an interrupted run (--run-id, or the latest unfinished one) with the "
-        "inputs and options it was started with; outcomes already recorded are kept",
-    )
-    _env_dir(p, "where combo environments live (default: %(default)s, or $HARNESS_ENV_DIR)")
-    p.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="executions at once (default: number of cores)",
-    )
-    p.add_argument("--timeout", type=float, help="seconds per execution (default: matrix.timeout)")
-    p.add_argument(
-        "--memory-mb",
-        type=int,
-        default=DEFAULT_MEMORY_MB,
-        help="memory cap per execution in MiB, 0 for none (default: %(default)s)",
-    )
-    p.add_argument(
-        "--isolation",
-        choices=("zygote", "fresh"),
-        default="zygote",
-        help="zygote: fork each execution from a preloaded process (default); "
-        "fresh: a new interpreter per execution, as DS-1000's grader",
-    )
-    p.add_argument(
-        "--no-sandbox",
-        dest="sandbox",
-        action="store_false",
-        help="run executions without namespaces or a read-only filesystem (trusted code only)",
-    )
-    p.add_argument(
-        "--no-guard",
-        dest="guard",
-        action="store_false",
-        help="run model answers in the same process as their checks (trusted answers only)",
-    )
-    p.add_argument(
-        "--guard-allowlist",
-        metavar="PATH",
-        help="admit also what this allowlist file lists, beside the shipped one "
-        "(harness/envside/allowlist.txt; same format)",
-    )
-    p.add_argument(
-        "--guard-record",
-        action="store_true",
-        help="measure the guard's allowlist: every solution, references too, runs apart and "
-        "its values are admitted whatever they are, recording what they used "
-        "(for `harness guard allowlist`; honest solutions only)",
-    )
-    p.add_argument(
-        "--fresh-for",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="always run problems that import MODULE in a fresh interpreter (repeatable)",
-    )
-    p.add_argument(
-        "--repeat",
-        type=int,
-        default=1,
-        metavar="N",
-        help="run each execution N times per combo to detect flaky ones",
-    )
-    p.add_argument(
-        "--bisect",
-        action="store_true",
-        help="for every drifted problem, find the responsible library and its first bad release",
-    )
-    p.add_argument("--history", help=_HISTORY_HELP)
-    p.add_argument("--no-history", action="store_true", help="do not record this run")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any drift is found")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    o.add(p, *o.SELECT_COMBOS, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID, o.RESUME, o.ENV_DIR)
+    o.add(p, *o.EXECUTIONS, o.BISECT, o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -196,7 +54,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         env_root=Path(args.env_dir).absolute(),
         run_id=run_id,
         jobs=args.jobs,
-        history=None if args.no_history else Path(args.history or history.default_path(results)),
+        history=None if args.no_history else _history(args),
         resume=args.resume,
     )
     with reporter(args.quiet) as progress:
@@ -206,30 +64,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _args_bisect(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--run",
-        metavar="RUN_DIR",
-        help="instead: attribute and bisect every drifted problem of a finished run",
-    )
-    p.add_argument("--problem", help="problem id, e.g. ds1000/47")
-    p.add_argument("--library", help="the library to bisect, e.g. pandas")
-    p.add_argument("--good", help="a release where the solution passes")
-    p.add_argument("--bad", help="a later release where it fails")
-    p.add_argument(
-        "--source",
-        default=REFERENCE,
-        help="reference (default), idiom:<name> or model:<name> (with --answers)",
-    )
-    _problems(p)
-    p.add_argument("--answers", action="append", default=[], metavar="[NAME=]PATH")
-    p.add_argument("--matrix", default="matrix.toml")
-    p.add_argument("--combo", help="other libraries pinned as in this combo (default: baseline)")
-    p.add_argument(
-        "--python",
-        help="interpreter for the trial envs (default: the first that has wheels for both ends)",
-    )
-    _env_dir(p)
-    p.add_argument("--json", action="store_true", help="print the finding as JSON")
+    o.add(p, o.BISECT_RUN, o.PROBLEM, o.BISECTED_LIBRARY, o.GOOD, o.BAD, o.SOURCE)
+    o.add(p, o.PROBLEMS.bare, o.ANSWERS.bare, o.MATRIX.bare, o.COMBO, o.PYTHON, o.ENV_DIR.bare)
+    o.add(p, o.FINDING_JSON)
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
@@ -245,62 +82,39 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     missing = [f"--{k}" for k in ("problem", "library", "good", "bad") if not getattr(args, k)]
     if missing:
         raise UsageError(f"bisect needs {', '.join(missing)} (or --run RUN_DIR)")
-    matrix, combo, execution = pipeline.bisect_target(
+    target = pipeline.bisect_target(
         args.matrix, args.combo, args.problem, args.source, args.problems, args.answers
     )
-    finding, package = bisection.bisect_release(
-        execution,
+    bisected = pipeline.bisect_problem(
+        target,
         args.library,
         args.good,
         args.bad,
-        builder=EnvBuilder(env_root, Index(matrix.index_url)),
-        combo=combo,
+        env_root=env_root,
         python=args.python,
         log=lambda m: print(f"[harness] {m}", file=sys.stderr),
     )
-    shown = f"{execution.problem.id} ({execution.solution.source})"
     if args.json:
-        print(json.dumps(finding.to_dict(), indent=2))
-    elif finding.first_bad:
-        print(
-            f"{shown}: first bad release {package} {finding.first_bad} (last good "
-            f"{finding.last_good}; {finding.candidates} releases, {finding.trials} trials, "
-            f"Python {finding.python})"
-        )
-        print(f"  fails with: {finding.error}")
-        if finding.warning:
-            print(f"  {package} {finding.last_good} warned: {finding.warning}")
+        print(json.dumps(bisected.finding.to_dict(), indent=2))
     else:
-        print(f"{shown}: no first bad release: {finding.how}")
+        print("\n".join(bisected.lines()))
     return 0
 
 
 def _args_fetch_data(p: argparse.ArgumentParser) -> None:
-    _problems(p)
-    p.add_argument(
-        "--data-dir", help="cache (default: $HARNESS_DATA_DIR or ~/.cache/ds-matrix-harness/data)"
-    )
-    p.add_argument(
-        "--seaborn-url", default=runtime_data.SEABORN_URL, help="base URL of seaborn's datasets"
-    )
-    p.add_argument("--matrix", default="matrix.toml")
-    p.add_argument("--combo", help="env whose scikit-learn runs the fetchers (default: baseline)")
-    _env_dir(p)
+    o.add(p, o.PROBLEMS.bare, o.DATA_DIR, o.SEABORN, o.MATRIX.bare, o.ENV_OF_COMBO, o.ENV_DIR.bare)
 
 
 def cmd_fetch_data(args: argparse.Namespace) -> int:
-    needs = runtime_data.needed(pipeline.load_problems(args.problems))
-    root = Path(args.data_dir) if args.data_dir else runtime_data.data_dir()
-    results = runtime_data.fetch_seaborn(needs.seaborn, root, args.seaborn_url)
-    if needs.sklearn:
-        matrix = spec.load(args.matrix)
-        combo = matrix.by_id.get(args.combo or matrix.baseline)
-        if combo is None:
-            raise UsageError(f"--combo {args.combo!r}: no such combo")
-        env, _ = EnvBuilder(Path(args.env_dir).absolute(), Index(matrix.index_url)).build(combo)
-        if not env.ok:
-            raise UsageError(f"combo {combo.id!r} cannot be built: {env.error}")
-        results += runtime_data.fetch_sklearn(needs.sklearn, root, env)
+    root = Path(args.data_dir) if args.data_dir else data_dir()
+    results = pipeline.fetch_data(
+        args.problems,
+        root,
+        args.seaborn_url,
+        matrix=args.matrix,
+        combo=args.combo,
+        env_root=Path(args.env_dir).absolute(),
+    )
     for r in results:
         print(f"{'ok    ' if r.ok else 'FAILED'} {r.name}: {r.detail}")
     print(f"{sum(r.ok for r in results)}/{len(results)} datasets in {root}")
@@ -308,82 +122,39 @@ def cmd_fetch_data(args: argparse.Namespace) -> int:
 
 
 def _args_validate(p: argparse.ArgumentParser) -> None:
-    _problems(p)
-    p.add_argument("--library", action="append", default=[])
-    p.add_argument("--problem-id", action="append", default=[])
-    p.add_argument(
-        "--sample", type=int, metavar="N", help="only the first N problems of each library"
-    )
-    p.add_argument(
-        "--span",
-        choices=("full", "near"),
-        default="full",
-        help="bisect to the newest release (full), or only around the claimed one (near)",
-    )
-    p.add_argument(
-        "--near",
-        action="append",
-        default=[],
-        metavar="LIBRARY",
-        help="bisect only around the claimed release for this library (repeatable): for "
-        "libraries whose every release costs gigabytes, such as torch",
-    )
-    p.add_argument("--write-table", metavar="README", help="write the result table into this file")
-    p.add_argument("--json", metavar="PATH", help="also write the checks as JSON")
-    _env_dir(p)
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    o.add(p, o.PROBLEMS.bare, o.LIBRARY.bare, o.PROBLEM_ID.bare, o.SAMPLE, o.SPAN, o.NEAR)
+    o.add(p, o.WRITE_TABLE, o.CHECKS_JSON, o.ENV_DIR.bare, o.JOBS.bare)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    chosen = problemsets.filter_problems(
-        pipeline.load_problems(args.problems), args.library, args.problem_id
-    )
-    if args.sample:
-        chosen = validate.sample(chosen, args.sample)
-    if not chosen:
-        raise UsageError("no problems selected")
-    pythons = interpreters.available()
-    index = Index()
-    near = {canonical(name) for name in args.near}
+    problems = pipeline.load_problems(args.problems)
     with reporter(False) as progress:
-        builder = EnvBuilder(Path(args.env_dir).absolute(), index)
-        lab = bisection.Lab(builder, RunOptions(jobs=args.jobs), log=progress.log)
-        facts = validate.ReleaseFacts(index, pythons)
-        checks = bisection.drive(
-            lab,
-            [
-                validate.validate(p, facts, "near" if p.library in near else args.span)
-                for p in chosen
-            ],
+        result = validate.check_problems(
+            problems,
+            Path(args.env_dir).absolute(),
+            libraries=args.library,
+            ids=args.problem_id,
+            per_library=args.sample,
+            span=args.span,
+            near=args.near,
+            jobs=args.jobs,
+            log=progress.log,
         )
-    for c in checks:
-        notes = f" ({c.notes})" if c.notes else ""
-        mark = "ok  " if c.ok else "FAIL"
-        print(f"{mark} {c.problem_id}: expected {c.expected}, observed {c.observed}{notes}")
-    held = sum(c.ok for c in checks)
-    print(f"{held} of {len(checks)} problems hold ({len(lab.envs_built)} environments)")
+    print("\n".join(result.lines()))
     if args.json:
-        Path(args.json).write_text(json.dumps([c.to_dict() for c in checks], indent=2) + "\n")
+        result.save_json(Path(args.json))
     if args.write_table:
-        path = Path(args.write_table)
         command = "harness validate-problems " + " ".join(sys.argv[2:]).strip()
-        today = dt.datetime.now(dt.timezone.utc).date().isoformat()
-        block = validate.table(checks, today, command.strip())
-        text = validate.write_table(path.read_text(encoding="utf-8"), block)
-        path.write_text(text, encoding="utf-8")
-    return 0 if held == len(checks) else 1
+        result.save_table(Path(args.write_table), command.strip())
+    return 0 if result.ok else 1
 
 
 def _args_diff(p: argparse.ArgumentParser) -> None:
-    p.add_argument("runs", nargs="*", metavar="RUN", help="RUN_A RUN_B (default: the last two)")
-    p.add_argument("--results", default="results")
-    p.add_argument("--history", help=_HISTORY_HELP)
-    p.add_argument("--json", action="store_true")
+    o.add(p, o.RUNS, o.RESULTS.bare, o.HISTORY, o.PRINT_JSON.bare)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    path = Path(args.history or history.default_path(Path(args.results)))
-    changes = history.compare(path, args.runs)
+    changes = history.compare(_history(args), args.runs)
     if args.json:
         print(json.dumps(changes.to_dict(), indent=2))
     else:
@@ -392,8 +163,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _args_report(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir", help="results/<run-id>")
-    p.add_argument("--history", help="also record the run in this SQLite history and diff it")
+    o.add(p, o.RUN_DIR, o.RECORD_HISTORY)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -407,21 +177,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _args_plan(p: argparse.ArgumentParser) -> None:
-    _selection(p)
-    p.add_argument("--shards", type=int, default=1, help="jobs per combo (default: 1)")
-    p.add_argument(
-        "--max-jobs",
-        type=int,
-        default=nightly.GITHUB_JOB_LIMIT,
-        help="group runs into at most this many jobs (default: %(default)s)",
-    )
-    p.add_argument("--github", action="store_true", help="compact JSON for fromJSON()")
+    o.add(p, *o.SELECT_COMBOS, o.SHARDS, o.MAX_JOBS, o.GITHUB)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    _, combos = _select(args)
-    if args.shards < 1 or args.max_jobs < 1:
-        raise UsageError("--shards and --max-jobs must be at least 1")
+    _, combos = pipeline.select_combos(args.matrix, args.combos, args.keyword, args.tag)
     matrix = nightly.plan(combos, args.shards, args.max_jobs)
     print(
         json.dumps(matrix, separators=(",", ":")) if args.github else json.dumps(matrix, indent=2)
@@ -430,17 +190,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _args_merge(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sources", nargs="+", help="run directories (downloaded artifacts)")
-    p.add_argument("--into", required=True, help="results/<run-id> to write")
+    o.add(p, o.SOURCES, o.INTO)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    sources = [Path(s) for s in args.sources]
-    for source in sources:
-        if not source.is_dir():
-            raise UsageError(f"{source}: no such directory")
     target = RunDir(Path(args.into))
-    counts = nightly.merge(sources, target)
+    counts = nightly.merge([Path(s) for s in args.sources], target)
     reports.write_reports(target)
     for combo, n in counts.items():
         print(f"{combo}: {n} outcomes")
@@ -448,8 +203,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _args_issue_text(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir")
-    p.add_argument("--releases", help="releases.json from harness releases")
+    o.add(p, o.RUN_DIR.bare, o.RELEASES)
 
 
 def _summary(run_dir: str) -> dict[str, Any]:
@@ -462,12 +216,12 @@ def _summary(run_dir: str) -> dict[str, Any]:
 def cmd_issue_text(args: argparse.Namespace) -> int:
     summary = _summary(args.run_dir)
     news = RunDir(Path(args.run_dir)).read_releases(Path(args.releases) if args.releases else None)
-    print(nightly.issue_text(summary, news.to_dict() if news else None), end="")
+    print(nightly.issue_text(summary, news), end="")
     return 0
 
 
 def _args_annotations(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir")
+    o.add(p, o.RUN_DIR.bare)
 
 
 def cmd_annotations(args: argparse.Namespace) -> int:
@@ -477,28 +231,16 @@ def cmd_annotations(args: argparse.Namespace) -> int:
 
 
 def _args_releases(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--matrix", default="matrix.toml")
-    p.add_argument("--results", default="results")
-    p.add_argument("--history", help=_HISTORY_HELP)
-    p.add_argument(
-        "--write", metavar="PATH", help="also write the findings as JSON (e.g. into a run)"
-    )
+    o.add(p, o.MATRIX.bare, o.RESULTS.bare, o.HISTORY, o.WRITE_RELEASES)
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
     matrix = spec.load(args.matrix)
-    index = Index(matrix.index_url)
-    packages = list(dict.fromkeys(lib.package for c in matrix.combos for lib in c.libraries))
-    path = Path(args.history or history.default_path(Path(args.results)))
-    try:
-        with closing(history.connect(path)) as db:
-            new = releases.watch(index, packages, db)
-        data = releases.report(new, releases.resolve(matrix.combos, index))
-    except IndexUnavailableError as exc:
-        raise UsageError(f"package index: {exc}") from None
+    with closing(history.connect(_history(args))) as db:
+        news = releases.check(matrix, db)
     if args.write:
-        write_json(Path(args.write), data)
-    print("\n".join(releases.markdown(data)))
+        write_json(Path(args.write), news.to_dict())
+    print("\n".join(releases.markdown(news)))
     return 0
 
 
@@ -507,18 +249,13 @@ def _args_guard(p: argparse.ArgumentParser) -> None:
     gal = sub.add_parser(
         "allowlist", help="fold runs made with --guard-record into the allowlist (review the diff)"
     )
-    gal.add_argument("runs", nargs="+", metavar="RUN_DIR", help="results/<run-id>")
-    gal.add_argument(
-        "--output", default=str(allowlist_mod.SHIPPED), help="allowlist file (default: %(default)s)"
-    )
-    gal.add_argument(
-        "--replace", action="store_true", help="start over instead of adding to the file"
-    )
+    o.add(gal, o.RECORDED_RUNS, o.ALLOWLIST, o.REPLACE)
 
 
 def cmd_guard(args: argparse.Namespace) -> int:
-    output = Path(args.output)
-    measured = allowlist_mod.update([Path(r) for r in args.runs], output, replace=args.replace)
+    measured = allowlist.update(
+        [Path(r) for r in args.runs], Path(args.output), replace=args.replace
+    )
     print(
         f"{args.output}: {len(measured.globals)} globals, {len(measured.events)} events "
         f"(from {measured.executions} recorded executions)"
@@ -529,12 +266,11 @@ def cmd_guard(args: argparse.Namespace) -> int:
 
 
 def _args_combos(p: argparse.ArgumentParser) -> None:
-    _selection(p)
-    p.add_argument("--json", action="store_true", help="print JSON (for scripts and CI)")
+    o.add(p, *o.SELECT_COMBOS, o.PRINT_JSON)
 
 
 def cmd_combos(args: argparse.Namespace) -> int:
-    matrix, combos = _select(args)
+    matrix, combos = pipeline.select_combos(args.matrix, args.combos, args.keyword, args.tag)
     if args.json:
         rows = [
             {
@@ -556,7 +292,7 @@ def cmd_combos(args: argparse.Namespace) -> int:
 
 Declare = Callable[[argparse.ArgumentParser], None]
 Command = Callable[[argparse.Namespace], int]
-# name → (its options, its handler), in the order --help lists them
+# name → (its options, its runner), in the order --help lists them
 COMMANDS: dict[str, tuple[Declare, Command]] = {
     "run": (_args_run, cmd_run),
     "bisect": (_args_bisect, cmd_bisect),

@@ -37,6 +37,10 @@ class ProblemError(HarnessError):
     """A mistake in a problem or answers file."""
 
 
+class RunFileError(HarnessError):
+    """A file of a run directory this harness cannot read."""
+
+
 class UsageError(HarnessError):
     """A bad command-line option or combination of options."""
 

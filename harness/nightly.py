@@ -17,6 +17,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from harness.drift import natural_key
+from harness.errors import UsageError
+from harness.history import Changes
 from harness.results import OutcomeWriter, read_outcomes
 from harness.rundir import RunDir, RunManifest
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from harness.releases import ReleaseNews
     from harness.results import Outcome
     from harness.spec import Combo
 
@@ -38,6 +41,8 @@ def plan(
     Each job has a ``name`` (safe for artifact names) and ``runs``: space-separated
     ``combo:I/N`` items the job runs one after the other.
     """
+    if shards < 1 or max_jobs < 1:
+        raise UsageError("--shards and --max-jobs must be at least 1")
     runs = [f"{c.id}:{i}/{shards}" for c in combos for i in range(1, shards + 1)]
     if len(runs) <= max_jobs:
         jobs = [[r] for r in runs]
@@ -64,6 +69,9 @@ def merge(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
     last one seen); environment records, locks and model answers are copied; the
     manifests' combos and inputs are joined. Returns outcomes per combo.
     """
+    for source in sources:
+        if not source.is_dir():
+            raise UsageError(f"{source}: no such directory")
     manifest: RunManifest | None = None
     combined: dict[str, dict[tuple[str, str, str, int], Outcome]] = {}
     for source in sources:
@@ -103,18 +111,24 @@ def _renumbered(o: Outcome, seq: int, run_id: str) -> Outcome:
     return replace(o, seq=seq, run_id=run_id)
 
 
+def _changes(summary: Mapping[str, Any]) -> Changes | None:
+    """What changed since the previous run, as ``summary.json`` keeps it."""
+    kept = summary.get("changes")
+    return Changes.from_dict(kept) if kept else None
+
+
 def workflow_commands(summary: Mapping[str, Any], limit: int = 50) -> list[str]:
-    """GitHub workflow commands that show the run's news on the workflow page:
-    an error per new failure, a warning per drifted problem."""
+    """GitHub workflow commands that show the run's news (``summary``: its summary.json)
+    on the workflow page: an error per new failure, a warning per drifted problem."""
     out = []
-    changes = summary.get("changes") or {}
-    for f in changes.get("new_failures", [])[:limit]:
-        detail = f" — {f['error']}" if f.get("error") else ""
+    changes = _changes(summary)
+    for f in changes.new_failures[:limit] if changes else ():
+        detail = f" — {f.error}" if f.error else ""
         out.append(
             _command(
                 "error",
-                f"New failure: {f['problem_id']}",
-                f"{f['combo']} ({f['source']}): {f['before']} → {f['after']}{detail}",
+                f"New failure: {f.problem_id}",
+                f"{f.combo} ({f.source}): {f.before} → {f.after}{detail}",
             )
         )
     for d in summary.get("drift", [])[:limit]:
@@ -147,38 +161,38 @@ def _command(kind: str, title: str, message: str) -> str:
     return f"::{kind} title={escape(title, ':,')}::{escape(message)}"
 
 
-def issue_text(summary: Mapping[str, Any], releases: Mapping[str, Any] | None = None) -> str:
-    """The body of the nightly issue: only what is new since the last run, or ""."""
-    changes = summary.get("changes") or {}
-    failures = changes.get("new_failures", [])
-    warnings = changes.get("new_warnings", [])
-    new_releases = (releases or {}).get("new", [])
+def issue_text(summary: Mapping[str, Any], releases: ReleaseNews | None = None) -> str:
+    """The body of the nightly issue (``summary``: the run's summary.json): only what is
+    new since the last run, or ""."""
+    changes = _changes(summary)
+    failures = changes.new_failures if changes else ()
+    warnings = changes.new_warnings if changes else ()
+    new_releases = releases.new if releases else ()
     if not (failures or warnings or new_releases):
         return ""
     lines = [f"## Nightly run `{summary.get('run_id')}`", ""]
-    if changes.get("previous"):
-        lines += [f"Compared with `{changes['previous']}`.", ""]
+    if changes and changes.previous:
+        lines += [f"Compared with `{changes.previous}`.", ""]
     if failures:
         lines += [f"### New failures ({len(failures)})", ""]
         lines += [
-            f"- `{f['combo']}` `{f['problem_id']}` ({f['source']}): {f['before']} → {f['after']}"
-            + (f" — {f['error']}" if f.get("error") else "")
-            for f in sorted(failures, key=lambda f: (f["combo"], natural_key(f["problem_id"])))
+            f"- `{f.combo}` `{f.problem_id}` ({f.source}): {f.before} → {f.after}"
+            + (f" — {f.error}" if f.error else "")
+            for f in sorted(failures, key=lambda f: (f.combo, natural_key(f.problem_id)))
         ]
         lines.append("")
     if warnings:
         lines += [f"### New deprecation warnings ({len(warnings)})", ""]
         lines += [
-            f"- {w['library']}: {w['message'][:200]} ({len(w['problems'])} executions)"
-            for w in warnings
+            f"- {w.library}: {w.message[:200]} ({len(w.problems)} executions)" for w in warnings
         ]
         lines.append("")
     if new_releases:
         lines += [f"### New releases ({len(new_releases)})", ""]
         lines += [
-            f"- {r['package']} {r['version']}"
-            + (" (pre-release)" if r.get("pre") else "")
-            + (f", {r['uploaded'][:10]}" if r.get("uploaded") else "")
+            f"- {r.package} {r.version}"
+            + (" (pre-release)" if r.pre else "")
+            + (f", {r.uploaded[:10]}" if r.uploaded else "")
             for r in new_releases
         ]
         lines.append("")

@@ -7,6 +7,10 @@
 
 One combo's failure never stops the next: an env that cannot be built becomes
 ``env_error`` outcomes, and whatever a run finished is on disk before it moves on.
+
+The other jobs that build envs start here too: ``harness bisect`` (:func:`bisect_job` for
+a finished run, :func:`bisect_target` and :func:`bisect_problem` for one problem) and
+``harness fetch-data`` (:func:`fetch_data`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import contextlib
 import datetime as dt
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from harness import answers as answers_mod
 from harness import (
@@ -30,16 +34,17 @@ from harness import (
 )
 from harness.combos import ID_PATTERN, select
 from harness.envs import EnvBuilder
-from harness.errors import UsageError
+from harness.errors import RunFileError, UsageError
 from harness.package_index import Index
 from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution
 from harness.results import OutcomeWriter, new_run_id, repair_outcomes
-from harness.rundir import RecordedOptions, RunDir, RunFileError, RunInputs, RunManifest
+from harness.rundir import RecordedOptions, RunDir, RunInputs, RunManifest
 from harness.runner import ComboRun, Execution, RunOptions, pair
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
+    from harness.bisection import Finding
     from harness.problem import Problem
     from harness.progress import Reporter
     from harness.reports.summary import Summary
@@ -249,6 +254,15 @@ def bisect_job(
     )
 
 
+class BisectTarget(NamedTuple):
+    """What ``harness bisect --problem`` investigates: one execution, the other libraries
+    pinned as in ``combo``."""
+
+    matrix: MatrixSpec
+    combo: Combo
+    execution: Execution
+
+
 def bisect_target(
     matrix: str,
     combo: str | None,
@@ -256,7 +270,7 @@ def bisect_target(
     source: str,
     problems: Sequence[str] = (),
     answers: Sequence[str] = (),
-) -> tuple[MatrixSpec, Combo, Execution]:
+) -> BisectTarget:
     """What ``harness bisect --problem`` investigates: the execution of ``source``'s
     solution of the problem, the other libraries pinned as in ``combo`` (default: the
     matrix's baseline)."""
@@ -273,7 +287,79 @@ def bisect_target(
     solution = next((s for s in solutions if s.source == source), None)
     if solution is None:
         raise UsageError(f"--source {source!r}: no such solution for {problem.id}")
-    return loaded, pinned, Execution(problem, solution)
+    return BisectTarget(loaded, pinned, Execution(problem, solution))
+
+
+@dataclass(frozen=True)
+class Bisected:
+    """What ``harness bisect --problem`` found, in the distribution ``package``."""
+
+    target: BisectTarget
+    finding: Finding
+    package: str
+
+    def lines(self) -> list[str]:
+        """The finding as ``harness bisect`` prints it."""
+        f, execution = self.finding, self.target.execution
+        shown = f"{execution.problem.id} ({execution.solution.source})"
+        if not f.first_bad:
+            return [f"{shown}: no first bad release: {f.how}"]
+        found = f"first bad release {self.package} {f.first_bad} (last good {f.last_good}; "
+        tried = f"{f.candidates} releases, {f.trials} trials, Python {f.python})"
+        lines = [f"{shown}: {found}{tried}", f"  fails with: {f.error}"]
+        if f.warning:
+            lines.append(f"  {self.package} {f.last_good} warned: {f.warning}")
+        return lines
+
+
+def bisect_problem(
+    target: BisectTarget,
+    library: str,
+    good: str,
+    bad: str,
+    *,
+    env_root: Path,
+    python: str | None = None,
+    log: Callable[[str], None] = lambda _m: None,
+) -> Bisected:
+    """The first release of ``library`` from ``good`` to ``bad`` where the outcome of
+    ``target``'s execution changes."""
+    finding, package = bisection.bisect_release(
+        target.execution,
+        library,
+        good,
+        bad,
+        builder=EnvBuilder(env_root, Index(target.matrix.index_url)),
+        combo=target.combo,
+        python=python,
+        log=log,
+    )
+    return Bisected(target, finding, package)
+
+
+def fetch_data(
+    problems: Sequence[str],
+    root: Path,
+    seaborn_url: str,
+    *,
+    matrix: str,
+    combo: str | None,
+    env_root: Path,
+) -> list[runtime_data.Fetched]:
+    """Download into ``root`` the datasets the problems at ``problems`` load at run time;
+    scikit-learn's through its own fetchers, in the env of ``combo`` (default: baseline)."""
+    needs = runtime_data.needed(load_problems(problems))
+    fetched = runtime_data.fetch_seaborn(needs.seaborn, root, seaborn_url)
+    if needs.sklearn:
+        loaded = spec.load(matrix)
+        chosen = loaded.by_id.get(combo or loaded.baseline)
+        if chosen is None:
+            raise UsageError(f"--combo {combo!r}: no such combo")
+        env, _ = EnvBuilder(env_root, Index(loaded.index_url)).build(chosen)
+        if not env.ok:
+            raise UsageError(f"combo {chosen.id!r} cannot be built: {env.error}")
+        fetched += runtime_data.fetch_sklearn(needs.sklearn, root, env)
+    return fetched
 
 
 # -- running it ----------------------------------------------------------------------------

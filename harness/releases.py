@@ -12,15 +12,17 @@ import datetime as dt
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.package_index import IndexUnavailableError
+from harness.errors import UsageError
+from harness.jsonfields import Fields
+from harness.package_index import Index, IndexUnavailableError
 from harness.spec import VersionKind
 
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
+    from pathlib import Path
 
-    from harness.package_index import Index
-    from harness.spec import Combo
+    from harness.spec import Combo, MatrixSpec
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,66 @@ class NewRelease:
     version: str
     pre: bool
     uploaded: str  # ISO timestamp, or "" when the index does not say
+
+
+@dataclass(frozen=True)
+class ResolvedRelease:
+    """What a ``latest`` or ``pre`` library of a combo resolves to today."""
+
+    combo: str
+    library: str
+    kind: str  # "latest" or "pre"
+    version: str
+
+
+@dataclass(frozen=True)
+class ReleaseNews:
+    """What the index published since the last look, and what ``latest``/``pre`` mean today:
+    ``releases.json``, as ``harness releases --write`` writes it."""
+
+    new: tuple[NewRelease, ...] = ()
+    resolved: tuple[ResolvedRelease, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "new": [asdict(r) for r in self.new],
+            "resolved": [asdict(r) for r in self.resolved],
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, file: str | Path = "releases.json") -> ReleaseNews:
+        given = Fields(data, str(file))
+        return cls(
+            new=tuple(
+                NewRelease(
+                    r.text("package", ""),
+                    r.text("version", ""),
+                    r.flag("pre", False),
+                    r.text("uploaded", ""),
+                )
+                for r in given.tables("new")
+            ),
+            resolved=tuple(
+                ResolvedRelease(
+                    r.text("combo", ""),
+                    r.text("library", ""),
+                    r.text("kind", ""),
+                    r.text("version", ""),
+                )
+                for r in given.tables("resolved")
+            ),
+        )
+
+
+def check(matrix: MatrixSpec, db: sqlite3.Connection) -> ReleaseNews:
+    """``harness releases``: what the index published for the matrix's libraries since
+    the last look recorded in ``db``, and what its ``latest`` and ``pre`` mean today."""
+    index = Index(matrix.index_url)
+    packages = list(dict.fromkeys(lib.package for c in matrix.combos for lib in c.libraries))
+    try:
+        return report(watch(index, packages, db), resolve(matrix.combos, index))
+    except IndexUnavailableError as exc:
+        raise UsageError(f"package index: {exc}") from None
 
 
 def watch(
@@ -68,7 +130,7 @@ def watch(
     return sorted(found, key=lambda r: (r.uploaded, r.package, r.version))
 
 
-def resolve(combos: Sequence[Combo], index: Index) -> list[dict[str, str]]:
+def resolve(combos: Sequence[Combo], index: Index) -> list[ResolvedRelease]:
     """What each ``latest`` / ``pre`` library of each combo means today."""
     out = []
     for combo in combos:
@@ -81,44 +143,29 @@ def resolve(combos: Sequence[Combo], index: Index) -> list[dict[str, str]]:
                     lib.package, combo.python, pre=pre, as_of=combo.as_of
                 )
             except (IndexUnavailableError, LookupError) as exc:
-                out.append(
-                    {
-                        "combo": combo.id,
-                        "library": lib.library,
-                        "kind": lib.kind.value,
-                        "version": f"? ({exc})",
-                    }
-                )
-                continue
-            version = str(versions[-1]) if versions else "none with a wheel"
-            out.append(
-                {
-                    "combo": combo.id,
-                    "library": lib.library,
-                    "kind": lib.kind.value,
-                    "version": version,
-                }
-            )
+                version = f"? ({exc})"
+            else:
+                version = str(versions[-1]) if versions else "none with a wheel"
+            out.append(ResolvedRelease(combo.id, lib.library, lib.kind.value, version))
     return out
 
 
-def report(new: Sequence[NewRelease], resolved: Sequence[dict[str, str]]) -> dict[str, Any]:
-    return {"new": [asdict(r) for r in new], "resolved": list(resolved)}
+def report(new: Sequence[NewRelease], resolved: Sequence[ResolvedRelease]) -> ReleaseNews:
+    return ReleaseNews(tuple(new), tuple(resolved))
 
 
-def markdown(data: Mapping[str, Any]) -> list[str]:
+def markdown(news: ReleaseNews) -> list[str]:
+    """The releases section of a summary."""
     out = ["## Releases", ""]
-    new = data.get("new", [])
-    if new:
+    if news.new:
         out += ["| package | version | pre-release | uploaded |", "| --- | --- | --- | --- |"]
         out += [
-            f"| {r['package']} | {r['version']} | {'yes' if r['pre'] else ''} | {r['uploaded'][:10]} |"
-            for r in new
+            f"| {r.package} | {r.version} | {'yes' if r.pre else ''} | {r.uploaded[:10]} |"
+            for r in news.new
         ]
     else:
         out.append("No new releases since the last check.")
-    resolved = data.get("resolved", [])
-    if resolved:
+    if news.resolved:
         out += ["", "Today `latest` and `pre` mean:", ""]
-        out += [f"- `{r['combo']}` {r['library']} ({r['kind']}): {r['version']}" for r in resolved]
+        out += [f"- `{r.combo}` {r.library} ({r.kind}): {r.version}" for r in news.resolved]
     return out

@@ -10,101 +10,29 @@
     releases.json            ReleaseNews (harness releases --write)
     summary.json, summary.md, report.html, junit.xml, junit/, exports/   the reports
 
-Every file is parsed here, once, into frozen values; a file this harness cannot read is a
-:class:`RunFileError` of one line naming the file and the key. Nothing else opens these
-files by name.
+Every file is read here, once, into frozen values; a file this harness cannot read is a
+:class:`~harness.errors.RunFileError` of one line naming the file and the key. Nothing
+else opens these files by name.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from harness.bisection import Finding
 from harness.envs import EnvInfo
-from harness.errors import HarnessError
+from harness.errors import RunFileError
+from harness.jsonfields import Fields
 from harness.problem import MODEL_PREFIX, Solution
-from harness.releases import NewRelease
+from harness.releases import ReleaseNews
 from harness.results import SCHEMA_VERSION, Outcome, read_outcomes, write_json
 from harness.runner import DEFAULT_MEMORY_MB
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
-
-
-class RunFileError(HarnessError):
-    """A file of a run directory this harness cannot read."""
-
-
-class _Fields:
-    """Typed access to one JSON object of a run file; a mistake names the file and key."""
-
-    def __init__(self, data: object, file: str, where: str = "") -> None:
-        if not isinstance(data, dict):
-            raise RunFileError(file, where or None, f"expected an object, got {_shown(data)}")
-        self.data: dict[str, Any] = data
-        self.file = file
-        self.where = where
-
-    def _key(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
-
-    def fail(self, key: str, expected: str) -> NoReturn:
-        raise RunFileError(
-            self.file, self._key(key), f"expected {expected}, got {_shown(self.data[key])}"
-        )
-
-    def text(self, key: str, default: str) -> str:
-        value = self.data.get(key, default)
-        return value if isinstance(value, str) else self.fail(key, "a string")
-
-    def optional_text(self, key: str, default: str | None = None) -> str | None:
-        value = self.data.get(key, default)
-        return value if value is None or isinstance(value, str) else self.fail(key, "a string")
-
-    def texts(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
-        value = self.data.get(key, list(default))
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.fail(key, "a list of strings")
-        return tuple(value)
-
-    def flag(self, key: str, default: bool) -> bool:
-        value = self.data.get(key, default)
-        return value if isinstance(value, bool) else self.fail(key, "true or false")
-
-    def integer(self, key: str, default: int) -> int:
-        value = self.optional_integer(key, default)
-        return value if value is not None else self.fail(key, "an integer")
-
-    def optional_integer(self, key: str, default: int | None = None) -> int | None:
-        value = self.data.get(key, default)
-        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-            return value
-        return self.fail(key, "an integer")
-
-    def optional_number(self, key: str, default: float | None = None) -> float | None:
-        value = self.data.get(key, default)
-        if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
-            return None if value is None else float(value)
-        return self.fail(key, "a number")
-
-    def table(self, key: str) -> _Fields | None:
-        """The object at ``key``; None when it is missing or null."""
-        value = self.data.get(key)
-        return None if value is None else _Fields(value, self.file, self._key(key))
-
-    def tables(self, key: str) -> list[_Fields]:
-        value = self.data.get(key, [])
-        if not isinstance(value, list):
-            self.fail(key, "a list")
-        return [_Fields(v, self.file, f"{self._key(key)}[{i}]") for i, v in enumerate(value)]
-
-
-def _shown(value: object) -> str:
-    text = json.dumps(value) if not isinstance(value, dict) else "an object"
-    return text if len(text) <= 60 else text[:59] + "…"
 
 
 @dataclass(frozen=True)
@@ -151,7 +79,7 @@ class RunRequest:
         where: str = "",
     ) -> RunRequest:
         """The request ``data`` records; a key it lacks (an older run's) takes its default."""
-        given = _Fields(data, str(file), where)
+        given = Fields(data, str(file), where)
         b = cls()
         return cls(
             matrix=given.text("matrix", b.matrix),
@@ -198,7 +126,7 @@ class RunInputs:
 
     @classmethod
     def from_dict(cls, data: object, file: str, where: str = "inputs") -> RunInputs:
-        given = _Fields(data, file, where)
+        given = Fields(data, file, where)
         command = given.table("command")
         return cls(
             problems=given.texts("problems"),
@@ -261,7 +189,7 @@ class RunManifest:
     @classmethod
     def from_dict(cls, data: object, file: str | Path = "run.json") -> RunManifest:
         shown = str(file)
-        given = _Fields(data, shown)
+        given = Fields(data, shown)
         if "run_id" not in given.data:
             raise RunFileError(shown, "run_id", "missing")
         inputs = given.table("inputs")
@@ -281,54 +209,6 @@ class RunManifest:
                 jobs=options.integer("jobs", 1),
                 timeout=options.optional_number("timeout"),
                 memory_mb=options.optional_integer("memory_mb"),
-            ),
-        )
-
-
-@dataclass(frozen=True)
-class ResolvedRelease:
-    """What a ``latest`` or ``pre`` library of a combo resolves to today."""
-
-    combo: str
-    library: str
-    kind: str  # "latest" or "pre"
-    version: str
-
-
-@dataclass(frozen=True)
-class ReleaseNews:
-    """``releases.json``, as ``harness releases --write`` writes it (harness.releases.report)."""
-
-    new: tuple[NewRelease, ...] = ()
-    resolved: tuple[ResolvedRelease, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "new": [asdict(r) for r in self.new],
-            "resolved": [asdict(r) for r in self.resolved],
-        }
-
-    @classmethod
-    def from_dict(cls, data: object, file: str | Path = "releases.json") -> ReleaseNews:
-        given = _Fields(data, str(file))
-        return cls(
-            new=tuple(
-                NewRelease(
-                    r.text("package", ""),
-                    r.text("version", ""),
-                    r.flag("pre", False),
-                    r.text("uploaded", ""),
-                )
-                for r in given.tables("new")
-            ),
-            resolved=tuple(
-                ResolvedRelease(
-                    r.text("combo", ""),
-                    r.text("library", ""),
-                    r.text("kind", ""),
-                    r.text("version", ""),
-                )
-                for r in given.tables("resolved")
             ),
         )
 

@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from harness.combos import ID_PATTERN, MAX_ID_LENGTH, expand, make_id, slug
 from harness.errors import SpecError
+from harness.interpreters import SUPPORTED_PYTHONS
 from harness.libraries import BY_KEY, LIBRARIES, lookup
 from harness.tomlfile import TomlFile
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 DEFAULT_TIMEOUT = 120.0  # seconds; DS-1000's own grader allows 120 s per problem
-MIN_PYTHON = Version("3.8")  # the env-side runner's floor
+MIN_PYTHON = Version(SUPPORTED_PYTHONS[0])  # the env-side runner's floor
 
 # ``key = <number>`` on one line, to quote a number as written (``3.10``, not ``3.1``)
 _NUMBER_VALUE = re.compile(

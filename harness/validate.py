@@ -17,6 +17,7 @@ before the change came out (``as_of``), then held there while the library moves.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import sys
 from dataclasses import asdict, dataclass
@@ -24,14 +25,27 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from harness.bisection import Answer, Need, _pins, _step, bisect_library, distribution
-from harness.libraries import lookup, same_library
+from harness import interpreters, problemsets
+from harness.bisection import (
+    Answer,
+    Lab,
+    Need,
+    _pins,
+    _step,
+    bisect_library,
+    distribution,
+    drive,
+)
+from harness.envs import EnvBuilder
+from harness.errors import UsageError
+from harness.libraries import canonical, lookup, same_library
 from harness.package_index import Index, IndexUnavailableError
 from harness.problem import IDIOM_PREFIX, REFERENCE, Problem, Solution
-from harness.runner import Execution
+from harness.runner import Execution, RunOptions
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Sequence
+    from collections.abc import Callable, Generator, Sequence
+    from pathlib import Path
 
 # Release of the library before the change + this, for the era of its companions.
 _COMPANIONS_LAG = dt.timedelta(days=30)
@@ -50,6 +64,76 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def line(self) -> str:
+        """The check as ``harness validate-problems`` prints it."""
+        notes = f" ({self.notes})" if self.notes else ""
+        mark = "ok  " if self.ok else "FAIL"
+        return (
+            f"{mark} {self.problem_id}: expected {self.expected}, observed {self.observed}{notes}"
+        )
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The checks of one ``harness validate-problems``, and how many envs they took."""
+
+    checks: tuple[Check, ...]
+    envs_built: int
+
+    @property
+    def held(self) -> int:
+        return sum(c.ok for c in self.checks)
+
+    @property
+    def ok(self) -> bool:
+        return self.held == len(self.checks)
+
+    def lines(self) -> list[str]:
+        """What ``harness validate-problems`` prints: each check, then the count."""
+        total = f"{self.held} of {len(self.checks)} problems hold ({self.envs_built} environments)"
+        return [*(c.line() for c in self.checks), total]
+
+    def save_json(self, path: Path) -> None:
+        path.write_text(json.dumps([c.to_dict() for c in self.checks], indent=2) + "\n")
+
+    def save_table(self, path: Path, command: str) -> None:
+        """Put the table of the checks, dated today, into the README at ``path``."""
+        today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+        block = table(self.checks, today, command)
+        path.write_text(write_table(path.read_text(encoding="utf-8"), block), encoding="utf-8")
+
+
+def check_problems(
+    problems: Sequence[Problem],
+    env_root: Path,
+    *,
+    libraries: Sequence[str] = (),
+    ids: Sequence[str] = (),
+    per_library: int | None = None,
+    span: str = "full",
+    near: Sequence[str] = (),
+    jobs: int = 1,
+    log: Callable[[str], None] = lambda _m: None,
+) -> Validation:
+    """Validate the chosen ``problems`` (by library and id, then the first ``per_library``
+    of each library) in envs under ``env_root``; ``span`` as for :func:`validate`, but
+    "near" for the libraries ``near`` names."""
+    chosen = problemsets.filter_problems(problems, libraries, ids)
+    if per_library:
+        chosen = sample(chosen, per_library)
+    if not chosen:
+        raise UsageError("no problems selected")
+    pythons = interpreters.available()
+    index = Index()
+    near_libraries = {canonical(name) for name in near}
+    lab = Lab(EnvBuilder(env_root, index), RunOptions(jobs=jobs), log=log)
+    facts = ReleaseFacts(index, pythons)
+    checks = drive(
+        lab,
+        [validate(p, facts, "near" if p.library in near_libraries else span) for p in chosen],
+    )
+    return Validation(tuple(checks), len(lab.envs_built))
 
 
 def _package(problem: Problem) -> str:

@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
+from harness import pipeline
+from harness.bisection import Finding
 from harness.cli import main
+from harness.problem import Problem, Solution
+from harness.runner import Execution
+from harness.spec import Combo, MatrixSpec
 from tests.conftest import ROOT, Writer, run_harness
 
 
@@ -58,3 +64,38 @@ def test_python_dash_m_and_console_script_agree() -> None:
     proc = run_harness("--help", cwd=ROOT, check=False)
     assert proc.returncode == 0
     assert "run" in proc.stdout and "report" in proc.stdout
+
+
+def test_what_bisect_prints_of_a_finding() -> None:
+    problem = Problem("ds1000/47", "47", "ds1000", "pandas", "", "r", "")
+    target = pipeline.BisectTarget(
+        MatrixSpec(Path("m.toml"), (), "base"),
+        Combo("base", "3.11", ()),
+        Execution(problem, Solution("ds1000/47", "reference", "r")),
+    )
+    found = Finding("ds1000/47", "reference", "pandas 1.5.3", "pandas 2.2.3", "pandas")
+    assert pipeline.Bisected(target, found, "pandas").lines() == [
+        "ds1000/47 (reference): no first bad release: "
+    ]
+    found = dataclasses.replace(
+        found,
+        python="3.11",
+        last_good="1.5.3",
+        first_bad="2.0.0",
+        error="AttributeError: append",
+        warning="FutureWarning: append is deprecated",
+        candidates=9,
+        trials=4,
+    )
+    assert pipeline.Bisected(target, found, "pandas").lines() == [
+        "ds1000/47 (reference): first bad release pandas 2.0.0 (last good 1.5.3; 9 releases, 4 trials, Python 3.11)",
+        "  fails with: AttributeError: append",
+        "  pandas 1.5.3 warned: FutureWarning: append is deprecated",
+    ]
+
+
+def test_bisect_needs_a_problem_or_a_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bisect", "--problem", "ds1000/47"]) == 2
+    assert capsys.readouterr().err == (
+        "error: harness: bisect needs --library, --good, --bad (or --run RUN_DIR)\n"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sqlite3
 import sys
 import textwrap
@@ -13,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from harness import history, nightly, releases
+from harness.errors import UsageError
+from harness.history import Changes, StatusChange
 from harness.package_index import Index
+from harness.releases import NewRelease, ReleaseNews
+from harness.rundir import RunDir
 from harness.spec import Combo, LibrarySpec, VersionKind
 from tests.conftest import ROOT, run_harness
 from tests.indexserver import IndexServer, wheel
@@ -49,40 +54,27 @@ def test_plan_groups_above_the_job_limit() -> None:
     assert jobs[0] == {"name": "group-001", "runs": "c0:1/1 c256:1/1"}
 
 
+@pytest.mark.parametrize(("shards", "max_jobs"), [(0, 1), (1, 0)])
+def test_a_plan_has_at_least_one_job(shards: int, max_jobs: int) -> None:
+    with pytest.raises(UsageError, match=r"^harness: --shards and --max-jobs must be at least 1$"):
+        nightly.plan([Combo("a", PY, ())], shards, max_jobs)
+
+
+def test_merge_needs_every_source(tmp_path: Path) -> None:
+    with pytest.raises(
+        UsageError, match=rf"^harness: {re.escape(str(tmp_path / 'gone'))}: no such directory$"
+    ):
+        nightly.merge([tmp_path / "gone"], RunDir(tmp_path / "merged"))
+    assert not (tmp_path / "merged").exists()
+
+
 def test_issue_text_only_says_what_is_new() -> None:
-    assert (
-        nightly.issue_text({"run_id": "r2", "changes": {"new_failures": [], "new_warnings": []}})
-        == ""
-    )
-    text = nightly.issue_text(
-        {
-            "run_id": "r2",
-            "changes": {
-                "previous": "r1",
-                "new_failures": [
-                    {
-                        "combo": "latest",
-                        "problem_id": "p/10",
-                        "source": "reference",
-                        "before": "pass",
-                        "after": "error",
-                        "error": "AttributeError: gone",
-                    }
-                ],
-                "new_warnings": [],
-            },
-        },
-        {
-            "new": [
-                {
-                    "package": "numpy",
-                    "version": "2.6.0rc1",
-                    "pre": True,
-                    "uploaded": "2026-11-28T10:00:00",
-                }
-            ]
-        },
-    )
+    assert nightly.issue_text({"run_id": "r2"}) == ""
+    assert nightly.issue_text({"run_id": "r2", "changes": Changes("r1", "r2").to_dict()}) == ""
+    failure = StatusChange("latest", "p/10", "reference", "pass", "error", "AttributeError: gone")
+    summary = {"run_id": "r2", "changes": Changes("r1", "r2", (failure,)).to_dict()}
+    news = ReleaseNews((NewRelease("numpy", "2.6.0rc1", pre=True, uploaded="2026-11-28T10:00"),))
+    text = nightly.issue_text(summary, news)
     assert text == textwrap.dedent("""\
         ## Nightly run `r2`
 
@@ -120,7 +112,7 @@ def test_release_watching_against_a_local_index(tmp_path: Path) -> None:
         combo = Combo("latest", PY, (numpy_spec("latest"),))
         pre = Combo("pre", PY, (numpy_spec("pre"),))
         resolved = releases.resolve([combo, pre], Index(server.url))
-        assert [r["version"] for r in resolved] == ["2.6.0", "2.6.0"]
+        assert [r.version for r in resolved] == ["2.6.0", "2.6.0"]
 
 
 def numpy_spec(kind: str) -> LibrarySpec:
@@ -203,19 +195,9 @@ def test_the_workflow_path_end_to_end(tmp_path: Path) -> None:
 
 
 def test_annotations_escape_and_cover_failures_and_drift() -> None:
+    failure = StatusChange("latest", "p/1", "reference", "pass", "error", "KeyError: 'a,b'\nmore")
     summary = {
-        "changes": {
-            "new_failures": [
-                {
-                    "combo": "latest",
-                    "problem_id": "p/1",
-                    "source": "reference",
-                    "before": "pass",
-                    "after": "error",
-                    "error": "KeyError: 'a,b'\nmore",
-                }
-            ]
-        },
+        "changes": Changes("r1", "r2", (failure,)).to_dict(),
         "drift": [
             {
                 "problem_id": "ds1000/47",

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness import cli, pipeline, spec
-from harness.errors import HarnessError, UsageError
+from harness.errors import HarnessError, RunFileError, UsageError
 from harness.problem import Solution
-from harness.rundir import RunDir, RunFileError, RunInputs, RunManifest, RunRequest
+from harness.rundir import RunDir, RunInputs, RunManifest, RunRequest
 from harness.runner import RunOptions
 from tests.conftest import Writer
 

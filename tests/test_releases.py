@@ -14,9 +14,19 @@ from typing import Any
 import pytest
 
 from harness import history
+from harness.errors import RunFileError, UsageError
 from harness.package_index import Index
-from harness.releases import NewRelease, markdown, report, resolve, watch
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.releases import (
+    NewRelease,
+    ReleaseNews,
+    ResolvedRelease,
+    check,
+    markdown,
+    report,
+    resolve,
+    watch,
+)
+from harness.spec import Combo, LibrarySpec, MatrixSpec, VersionKind
 from tests.indexserver import wheel
 
 NOW = dt.datetime(2026, 11, 29, 12, tzinfo=dt.timezone.utc)
@@ -225,3 +235,44 @@ def test_the_markdown_of_a_quiet_night() -> None:
         "",
         "No new releases since the last check.",
     ]
+
+
+def test_releases_json_round_trips() -> None:
+    news = ReleaseNews(
+        (NewRelease("numpy", "2.6.0rc1", pre=True, uploaded="2026-11-25T00:00:00+00:00"),),
+        (ResolvedRelease("latest", "numpy", "latest", "2.5.0"),),
+    )
+    assert ReleaseNews.from_dict(news.to_dict()) == news
+
+
+def test_a_releases_file_of_the_wrong_shape_is_one_line() -> None:
+    with pytest.raises(RunFileError) as caught:
+        ReleaseNews.from_dict({"new": [{"package": "numpy", "pre": "yes"}]}, "r/releases.json")
+    assert str(caught.value) == 'r/releases.json: new[0].pre: expected true or false, got "yes"'
+
+
+# -- harness releases -------------------------------------------------------------------------
+
+
+def matrix(index: str, *combos: Combo) -> MatrixSpec:
+    return MatrixSpec(Path("matrix.toml"), combos, combos[0].id, index_url=index)
+
+
+def test_a_check_watches_the_matrix_packages_and_resolves_its_combos(
+    pypi: DirIndex, db: sqlite3.Connection
+) -> None:
+    pypi.publish("numpy", up("numpy", "2.5.0", "2026-11-20T08:00:00Z"))
+    pypi.publish("pandas", up("pandas", "2.2.3", "2024-09-20T00:00:00Z"))
+    combo = Combo("latest", "3.11", (spec("numpy", "latest"), spec("pandas", "2.2.3")))
+    news = check(matrix(pypi.index().url, combo), db)
+    assert news == ReleaseNews(
+        (NewRelease("numpy", "2.5.0", pre=False, uploaded="2026-11-20T08:00:00+00:00"),),
+        (ResolvedRelease("latest", "numpy", "latest", "2.5.0"),),
+    )
+    assert check(matrix(pypi.index().url, combo), db).new == ()  # seen now
+
+
+def test_a_package_the_index_lacks_is_a_usage_error(pypi: DirIndex, db: sqlite3.Connection) -> None:
+    combo = Combo("latest", "3.11", (spec("numpy", "latest"),))
+    with pytest.raises(UsageError, match=r"^harness: package index: .*no page for 'numpy'"):
+        check(matrix(pypi.index().url, combo), db)

@@ -12,19 +12,11 @@ from hypothesis import strategies as st
 
 from harness.bisection import Finding
 from harness.envs import EnvInfo
+from harness.errors import RunFileError
 from harness.problem import Solution
-from harness.releases import NewRelease
+from harness.releases import NewRelease, ReleaseNews, ResolvedRelease
 from harness.results import Outcome, OutcomeWriter, Status, write_json
-from harness.rundir import (
-    RecordedOptions,
-    ReleaseNews,
-    ResolvedRelease,
-    RunDir,
-    RunFileError,
-    RunInputs,
-    RunManifest,
-    RunRequest,
-)
+from harness.rundir import RecordedOptions, RunDir, RunInputs, RunManifest, RunRequest
 
 # -- run.json --------------------------------------------------------------------------------
 

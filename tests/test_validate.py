@@ -10,6 +10,7 @@ import pytest
 from packaging.version import Version
 
 from harness import bisection, problemsets, validate
+from harness.errors import UsageError
 from harness.problem import Change, Problem
 from tests.conftest import ROOT, run_harness
 from tests.test_bisection import FakeLab
@@ -90,6 +91,34 @@ def test_table_and_readme(tmp_path: Path) -> None:
     twice = validate.write_table(once, block)
     assert once == twice
     assert once.startswith("# Problems\n\ntext\n\n## Validation\n\n<!-- validation:start -->")
+
+
+def test_what_validate_problems_prints_and_writes(tmp_path: Path) -> None:
+    held = validate.Check("problems/pandas/a", "pandas", "a → b", "2.0.0", "2.0.0", True)
+    broke = validate.Check("problems/numpy/b", "numpy", "x → y", "2.0.0", "2.1.0", False, "why")
+    result = validate.Validation((held, broke), envs_built=3)
+    assert (result.held, result.ok) == (1, False)
+    assert result.lines() == [
+        "ok   problems/pandas/a: expected 2.0.0, observed 2.0.0",
+        "FAIL problems/numpy/b: expected 2.0.0, observed 2.1.0 (why)",
+        "1 of 2 problems hold (3 environments)",
+    ]
+    result.save_json(tmp_path / "checks.json")
+    assert json.loads((tmp_path / "checks.json").read_text()) == [
+        held.to_dict(),
+        broke.to_dict(),
+    ]
+    readme = tmp_path / "README.md"
+    readme.write_text("# Problems\n", encoding="utf-8")
+    result.save_table(readme, "harness validate-problems --sample 1")
+    text = readme.read_text(encoding="utf-8")
+    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    assert f"Validated {today} with `harness validate-problems --sample 1`: **1 of 2" in text
+
+
+def test_checking_nothing_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"^harness: no problems selected$"):
+        validate.check_problems([PROBLEM], tmp_path, libraries=["numpy"])
 
 
 def test_sample_takes_the_first_of_each_library() -> None:

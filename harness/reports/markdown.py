@@ -165,7 +165,7 @@ def render(summary: Summary) -> str:
     if summary.changes:
         out += ["", *render_changes(summary.changes)]
     if summary.releases:
-        out += ["", *releases_markdown(summary.releases.to_dict())]
+        out += ["", *releases_markdown(summary.releases)]
     return "\n".join(out) + "\n"
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from harness.bisection import Finding
     from harness.history import Changes
-    from harness.rundir import ReleaseNews
+    from harness.releases import ReleaseNews
     from harness.staleness import ModelStaleness
 
 # Classes that have a pass → fail step worth a row in the drift table.

@@ -1,0 +1,326 @@
+"""The command line's options, each declared once: ``harness.cli`` says which subcommand
+takes which, in the order its ``--help`` lists them.
+
+An option several subcommands take (``--matrix``, ``--problems``, ``--env-dir``…) is one
+:class:`Option` here. Some subcommands list it without its help text (``Option.bare``),
+as they always have; an option that means something else in one subcommand (``bisect
+--library`` names one library to bisect) is an option of its own.
+
+Option names are the fields of :class:`harness.rundir.RunRequest`: ``--no-reference`` is
+``no_reference`` in both.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from harness.allowlist import SHIPPED
+from harness.nightly import GITHUB_JOB_LIMIT
+from harness.problem import REFERENCE
+from harness.runner import DEFAULT_MEMORY_MB
+from harness.runtime_data import SEABORN_URL
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+DEFAULT_ENV_DIR = ".harness/envs"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option or positional argument, as ``ArgumentParser.add_argument`` takes it.
+
+    A setting left at None is left to argparse. An ``append`` option starts from an
+    empty list; ``default_from`` is a default read when the parser is built (the
+    environment of that call, not the one the module was imported in).
+    """
+
+    flags: tuple[str, ...]
+    help: str | None = None
+    action: str | None = None
+    dest: str | None = None
+    default: object = None
+    default_from: Callable[[], object] | None = None
+    type: Callable[[str], Any] | None = None
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+    nargs: str | None = None
+    required: bool = False
+
+    @property
+    def bare(self) -> Option:
+        """The same option, listed without a help text."""
+        return replace(self, help=None)
+
+    def helped(self, text: str) -> Option:
+        """The same option, explained as ``text``."""
+        return replace(self, help=text)
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        given = {
+            "help": self.help,
+            "action": self.action,
+            "dest": self.dest,
+            "default": self.default_from() if self.default_from else self.default,
+            "type": self.type,
+            "choices": self.choices,
+            "metavar": self.metavar,
+            "nargs": self.nargs,
+            "required": self.required or None,
+        }
+        settings: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        if self.action == "append":
+            settings["default"] = []  # a new list per parser: nothing shares what is parsed
+        parser.add_argument(*self.flags, **settings)
+
+
+def add(parser: argparse.ArgumentParser, *options: Option) -> None:
+    """Add ``options`` to ``parser``, in this order."""
+    for option in options:
+        option.add_to(parser)
+
+
+def _env_dir() -> str:
+    return os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR)
+
+
+def _cores() -> int:
+    return os.cpu_count() or 1
+
+
+# -- which combos ----------------------------------------------------------------------------
+
+MATRIX = Option(("--matrix",), default="matrix.toml", help="matrix file (default: %(default)s)")
+COMBOS = Option(
+    ("--combos",),
+    action="append",
+    metavar="IDS",
+    help="comma-separated combo ids or globs (repeatable; default: all)",
+)
+KEYWORD = Option(("-k",), dest="keyword", help="only combos whose id contains this")
+TAG = Option(("-t", "--tag"), action="append", help="only combos with this tag")
+SELECT_COMBOS = (MATRIX, COMBOS, KEYWORD, TAG)
+
+COMBO = Option(("--combo",), help="other libraries pinned as in this combo (default: baseline)")
+ENV_OF_COMBO = COMBO.helped("env whose scikit-learn runs the fetchers (default: baseline)")
+
+# -- which problems and solutions ------------------------------------------------------------
+
+PROBLEMS = Option(
+    ("--problems",),
+    action="append",
+    metavar="PATH",
+    help="problem file, directory or URL; 'ds1000' is the official DS-1000 file "
+    "(repeatable; default: problems/)",
+)
+ANSWERS = Option(
+    ("--answers",),
+    action="append",
+    metavar="[NAME=]PATH",
+    help="model answers JSONL; the model is NAME or the file's name (repeatable)",
+)
+NO_REFERENCE = Option(
+    ("--no-reference",), action="store_true", help="do not run reference solutions"
+)
+IDIOMS = Option(
+    ("--idioms",),
+    action="store_true",
+    help="also run the named idioms of our problems (e.g. the old API) as idiom:<name>",
+)
+LIBRARY = Option(("--library",), action="append", help="only this library's problems")
+PROBLEM_ID = Option(("--problem-id",), action="append", help="only this problem")
+LIMIT = Option(("--limit",), type=int, help="only the first N problems (after --library)")
+SHARD = Option(
+    ("--shard",), metavar="I/N", help="only shard I of N of the problems (for CI fan-out)"
+)
+SELECT_PROBLEMS = (PROBLEMS, ANSWERS, NO_REFERENCE, IDIOMS, LIBRARY, PROBLEM_ID, LIMIT, SHARD)
+
+# -- where things are ------------------------------------------------------------------------
+
+RESULTS = Option(("--results",), default="results", help="results root (default: %(default)s)")
+RUN_ID = Option(("--run-id",), help="results/<run-id>/ (default: a UTC timestamp)")
+RUN_DIR = Option(("run_dir",), help="results/<run-id>")
+ENV_DIR = Option(
+    ("--env-dir",),
+    default_from=_env_dir,
+    help="where combo environments live (default: %(default)s, or $HARNESS_ENV_DIR)",
+)
+HISTORY = Option(("--history",), help="SQLite history (default: <results>/history.sqlite)")
+NO_HISTORY = Option(("--no-history",), action="store_true", help="do not record this run")
+
+# -- how executions run ----------------------------------------------------------------------
+
+JOBS = Option(
+    ("-j", "--jobs"),
+    type=int,
+    default_from=_cores,
+    help="executions at once (default: number of cores)",
+)
+TIMEOUT = Option(("--timeout",), type=float, help="seconds per execution (default: matrix.timeout)")
+MEMORY_MB = Option(
+    ("--memory-mb",),
+    type=int,
+    default=DEFAULT_MEMORY_MB,
+    help="memory cap per execution in MiB, 0 for none (default: %(default)s)",
+)
+ISOLATION = Option(
+    ("--isolation",),
+    choices=("zygote", "fresh"),
+    default="zygote",
+    help="zygote: fork each execution from a preloaded process (default); "
+    "fresh: a new interpreter per execution, as DS-1000's grader",
+)
+NO_SANDBOX = Option(
+    ("--no-sandbox",),
+    dest="sandbox",
+    action="store_false",
+    help="run executions without namespaces or a read-only filesystem (trusted code only)",
+)
+NO_GUARD = Option(
+    ("--no-guard",),
+    dest="guard",
+    action="store_false",
+    help="run model answers in the same process as their checks (trusted answers only)",
+)
+GUARD_ALLOWLIST = Option(
+    ("--guard-allowlist",),
+    metavar="PATH",
+    help="admit also what this allowlist file lists, beside the shipped one "
+    "(harness/envside/allowlist.txt; same format)",
+)
+GUARD_RECORD = Option(
+    ("--guard-record",),
+    action="store_true",
+    help="measure the guard's allowlist: every solution, references too, runs apart and "
+    "its values are admitted whatever they are, recording what they used "
+    "(for `harness guard allowlist`; honest solutions only)",
+)
+FRESH_FOR = Option(
+    ("--fresh-for",),
+    action="append",
+    metavar="MODULE",
+    help="always run problems that import MODULE in a fresh interpreter (repeatable)",
+)
+REPEAT = Option(
+    ("--repeat",),
+    type=int,
+    default=1,
+    metavar="N",
+    help="run each execution N times per combo to detect flaky ones",
+)
+EXECUTIONS = (
+    JOBS,
+    TIMEOUT,
+    MEMORY_MB,
+    ISOLATION,
+    NO_SANDBOX,
+    NO_GUARD,
+    GUARD_ALLOWLIST,
+    GUARD_RECORD,
+    FRESH_FOR,
+    REPEAT,
+)
+
+# -- what a run does besides running ---------------------------------------------------------
+
+RESUME = Option(
+    ("--resume",),
+    action="store_true",
+    help="finish an interrupted run (--run-id, or the latest unfinished one) with the "
+    "inputs and options it was started with; outcomes already recorded are kept",
+)
+BISECT = Option(
+    ("--bisect",),
+    action="store_true",
+    help="for every drifted problem, find the responsible library and its first bad release",
+)
+STRICT = Option(("--strict",), action="store_true", help="exit 1 when any drift is found")
+QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output")
+PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")
+
+# -- bisect ----------------------------------------------------------------------------------
+
+BISECT_RUN = Option(
+    ("--run",),
+    metavar="RUN_DIR",
+    help="instead: attribute and bisect every drifted problem of a finished run",
+)
+PROBLEM = Option(("--problem",), help="problem id, e.g. ds1000/47")
+BISECTED_LIBRARY = Option(("--library",), help="the library to bisect, e.g. pandas")
+GOOD = Option(("--good",), help="a release where the solution passes")
+BAD = Option(("--bad",), help="a later release where it fails")
+SOURCE = Option(
+    ("--source",),
+    default=REFERENCE,
+    help="reference (default), idiom:<name> or model:<name> (with --answers)",
+)
+PYTHON = Option(
+    ("--python",),
+    help="interpreter for the trial envs (default: the first that has wheels for both ends)",
+)
+FINDING_JSON = PRINT_JSON.helped("print the finding as JSON")
+
+# -- fetch-data ------------------------------------------------------------------------------
+
+DATA_DIR = Option(
+    ("--data-dir",), help="cache (default: $HARNESS_DATA_DIR or ~/.cache/ds-matrix-harness/data)"
+)
+SEABORN = Option(("--seaborn-url",), default=SEABORN_URL, help="base URL of seaborn's datasets")
+
+# -- validate-problems -----------------------------------------------------------------------
+
+SAMPLE = Option(
+    ("--sample",), type=int, metavar="N", help="only the first N problems of each library"
+)
+SPAN = Option(
+    ("--span",),
+    choices=("full", "near"),
+    default="full",
+    help="bisect to the newest release (full), or only around the claimed one (near)",
+)
+NEAR = Option(
+    ("--near",),
+    action="append",
+    metavar="LIBRARY",
+    help="bisect only around the claimed release for this library (repeatable): for "
+    "libraries whose every release costs gigabytes, such as torch",
+)
+WRITE_TABLE = Option(
+    ("--write-table",), metavar="README", help="write the result table into this file"
+)
+CHECKS_JSON = Option(("--json",), metavar="PATH", help="also write the checks as JSON")
+
+# -- diff, report, releases ------------------------------------------------------------------
+
+RUNS = Option(("runs",), nargs="*", metavar="RUN", help="RUN_A RUN_B (default: the last two)")
+RECORD_HISTORY = HISTORY.helped("also record the run in this SQLite history and diff it")
+WRITE_RELEASES = Option(
+    ("--write",), metavar="PATH", help="also write the findings as JSON (e.g. into a run)"
+)
+
+# -- the nightly path: plan, merge, issue-text -----------------------------------------------
+
+SHARDS = Option(("--shards",), type=int, default=1, help="jobs per combo (default: 1)")
+MAX_JOBS = Option(
+    ("--max-jobs",),
+    type=int,
+    default=GITHUB_JOB_LIMIT,
+    help="group runs into at most this many jobs (default: %(default)s)",
+)
+GITHUB = Option(("--github",), action="store_true", help="compact JSON for fromJSON()")
+SOURCES = Option(("sources",), nargs="+", help="run directories (downloaded artifacts)")
+INTO = Option(("--into",), required=True, help="results/<run-id> to write")
+RELEASES = Option(("--releases",), help="releases.json from harness releases")
+
+# -- guard allowlist -------------------------------------------------------------------------
+
+RECORDED_RUNS = Option(("runs",), nargs="+", metavar="RUN_DIR", help="results/<run-id>")
+ALLOWLIST = Option(
+    ("--output",), default=str(SHIPPED), help="allowlist file (default: %(default)s)"
+)
+REPLACE = Option(
+    ("--replace",), action="store_true", help="start over instead of adding to the file"
+)
