@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.libraries import MODULE_TO_PACKAGE, canonical
+from harness.libraries import BY_KEY, MODULE_TO_PACKAGE, canonical
 from harness.results import Status
 
 if TYPE_CHECKING:
@@ -126,7 +126,8 @@ def _library_of(outcome: Outcome, module: str = "") -> str:
 
 
 def _qualify(library: str, symbol: str) -> str:
-    module = {"scikit-learn": "sklearn", "tensorflow": "tf"}.get(library, library)
+    known = BY_KEY.get(library)
+    module = known.api if known else library
     return symbol if not library or symbol.startswith(module + ".") else f"{module}.{symbol}"
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from harness.causes import Cause, Diagnosis, diagnose
+from harness.libraries import BY_KEY
 from harness.results import CapturedWarning, Outcome, Status
 
 if TYPE_CHECKING:
@@ -196,7 +197,8 @@ def related_warnings(
         return tuple(
             w for w in warnings if any(re.search(rf"\b{re.escape(n)}\b", w.message) for n in leaves)
         )
-    module = {"scikit-learn": "sklearn"}.get(diagnosis.library, diagnosis.library)
+    library = BY_KEY.get(diagnosis.library)
+    module = library.module if library else diagnosis.library
     return tuple(w for w in warnings if module and w.library == module)
 
 

@@ -24,6 +24,12 @@ class Library:
     package: str  # the distribution installed unless a combo asks for another
     module: str  # the top-level module it is imported as
     aliases: tuple[str, ...] = ()
+    spelled: str = ""  # how its API is written in code and messages, if not ``module``
+
+    @property
+    def api(self) -> str:
+        """The prefix of its API's names as people write them: ``tf.keras``, ``np`` aside."""
+        return self.spelled or self.module
 
     @property
     def distributions(self) -> tuple[str, ...]:
@@ -40,7 +46,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library("torch", "torch", "torch", ("pytorch",)),
     # PyPI's ``tensorflow-cpu`` is what DS-1000 graded with and has no CUDA payload;
     # a combo may ask for ``package = "tensorflow"`` instead.
-    Library("tensorflow", "tensorflow-cpu", "tensorflow", ("tf",)),
+    Library("tensorflow", "tensorflow-cpu", "tensorflow", ("tf",), spelled="tf"),
 )
 
 BY_KEY: Mapping[str, Library] = {lib.key: lib for lib in LIBRARIES}

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import textwrap
 import threading
@@ -29,7 +28,7 @@ import pytest
 
 from harness import runner
 from harness.envside import sandbox
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_harness
 
 pytestmark = pytest.mark.network
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -706,37 +705,29 @@ def hostile(
     cgroups_before = harness_cgroups()
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            "--problems",
-            str(problems),
-            "--answers",
-            str(answers_file),
-            "--results",
-            str(results),
-            "--env-dir",
-            str(env_dir),
-            "--run-id",
-            "hostile",
-            "--timeout",
-            str(TIMEOUT),
-            "--memory-mb",
-            "1024",
-            "--no-history",
-            "--isolation",
-            request.param,
-            "-j",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
+    proc = run_harness(
+        "run",
+        "--problems",
+        str(problems),
+        "--answers",
+        str(answers_file),
+        "--results",
+        str(results),
+        "--env-dir",
+        str(env_dir),
+        "--run-id",
+        "hostile",
+        "--timeout",
+        str(TIMEOUT),
+        "--memory-mb",
+        "1024",
+        "--no-history",
+        "--isolation",
+        request.param,
+        "-j",
+        "2",
         cwd=work,
         check=False,
-        timeout=1800,
     )
     listener.close()
     assert proc.returncode in (0, 1), proc.stderr[-3000:]

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import subprocess
-import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -14,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness import problemsets, runtime_data
-from tests.conftest import DS1000_FILE, ROOT, needs_ds1000
+from tests.conftest import DS1000_FILE, ROOT, needs_ds1000, run_harness
 
 DATA = ROOT / "tests" / "data"
 
@@ -54,25 +51,12 @@ def test_fetch_seaborn_from_a_mirror(tmp_path: Path, server: str) -> None:
 
 
 def test_fetch_data_command(tmp_path: Path, server: str) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "fetch-data",
-            "--problems",
-            str(DATA / "netproblems"),
-            "--data-dir",
-            str(tmp_path),
-            "--seaborn-url",
-            server,
-        ],
-        capture_output=True,
-        text=True,
+    proc = run_harness(
+        "fetch-data",
+        *("--problems", str(DATA / "netproblems"), "--data-dir", str(tmp_path)),
+        *("--seaborn-url", server),
         cwd=ROOT,
-        check=False,
     )
-    assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["ok     tiny: 39 bytes", f"1/1 datasets in {tmp_path}"]
 
 
@@ -83,9 +67,6 @@ def test_runs_use_the_cache_offline(tmp_path: Path, server: str) -> None:
         '[combos.sns]\npython = "3.11"\nnumpy = "1.26.4"\nextras = ["seaborn==0.13.2", "pandas==2.2.3"]\n'
     )
     args = [
-        sys.executable,
-        "-m",
-        "harness",
         "run",
         "--problems",
         str(DATA / "netproblems"),
@@ -101,15 +82,7 @@ def test_runs_use_the_cache_offline(tmp_path: Path, server: str) -> None:
         ("cached", env),
         ("uncached", {**env, "HARNESS_DATA_DIR": str(tmp_path / "none")}),
     ):
-        proc = subprocess.run(
-            [*args, "--run-id", run_id],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env={**os.environ, **data_env},
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr[-2000:]
+        run_harness(*args, "--run-id", run_id, cwd=tmp_path, env=data_env)
     (cached,) = [
         json.loads(x)
         for x in (tmp_path / "results" / "cached" / "sns.jsonl").read_text().splitlines()
