@@ -506,26 +506,44 @@ def test_a_class_derived_from_a_builtin_is_rebuilt_on_that_base_only() -> None:
 
 
 class Shape:
-    """A listed base whose parametrised subclasses no attribute holds (as NumPy's
-    ``dtype[int64]`` before NumPy 1.25)."""
+    """A listed base whose subclasses, made by a factory, no attribute holds (as NumPy's
+    ``dtype[int64]`` before NumPy 1.25, or Matplotlib 3.5's ``AxesSubplot``)."""
 
 
-PARAMETRISED = type("Shape[square]", (Shape,), {"__module__": __name__})
-PARAMETRISED.__qualname__ = "Shape[square]"
-IMPOSTOR = type("Shape[round]", (), {"__module__": __name__})
-IMPOSTOR.__qualname__ = "Shape[round]"
+class Unlisted:
+    pass
+
+
+def made(name: str, *bases: type) -> type:
+    cls = type(name, bases, {"__module__": __name__})
+    cls.__qualname__ = name
+    return cls
+
+
+SQUARE = made("Shape[square]", Shape)
+SUBPLOT = made("ShapeSubplot", Unlisted, Shape)
+IMPOSTOR = made("Shape[round]")
+STRAY = made("UnlistedSubplot", Unlisted)
+HIDDEN = made("Hidden")
+IMPOSTOR_BASE = made("Shape", Unlisted)  # says it is Shape, is not
 
 
 @pytest.mark.parametrize(
     ("cls", "lines", "admitted"),
     [
-        (PARAMETRISED, "Shape[square] build", True),
-        (PARAMETRISED, "Shape[square]", False),  # named, not buildable
-        (IMPOSTOR, "Shape[round] build", False),  # not a subclass of the listed base
+        (SQUARE, "Shape[square] build\n{m}:Shape", True),
+        (SUBPLOT, "ShapeSubplot build\n{m}:Shape", True),
+        (SQUARE, "Shape[square]\n{m}:Shape", False),  # named, not buildable
+        (SQUARE, "Shape[square] build", False),  # no listed base
+        (IMPOSTOR, "Shape[round] build\n{m}:Shape", False),  # not a subclass of it
+        (STRAY, "UnlistedSubplot build\n{m}:Unlisted", True),
+        (STRAY, "UnlistedSubplot build", False),
+        (made("Sub", IMPOSTOR_BASE), "Sub build\n{m}:Shape", False),  # a base impostor
+        (made("Sub", HIDDEN), "Sub build\n{m}:Hidden", False),  # a base no name reaches
     ],
 )
-def test_parametrised_classes_are_named_by_their_base(
+def test_classes_no_attribute_holds_are_named_by_their_bases(
     cls: type, lines: str, admitted: bool
 ) -> None:
-    listed = Allowlist.parse(f"{__name__}:{lines}\n")
+    listed = Allowlist.parse(f"{__name__}:{lines.format(m=__name__)}\n")
     assert listed.may_build(cls) is admitted

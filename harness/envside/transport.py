@@ -171,15 +171,23 @@ class Allowlist:
         return known
 
     def _names(self, key: Key, cls: type) -> bool:
-        """Whether ``key`` names ``cls``. A parametrised class no attribute holds (NumPy
-        1.20-1.24 make one per scalar type: ``numpy:dtype[int64]``, a direct subclass of
-        ``numpy.dtype``) is named by its listed base and its parameter."""
-        module, qualname = key
-        base, bracket, _ = qualname.partition("[")
-        if not bracket or not qualname.endswith("]"):
+        """Whether ``key`` names ``cls``. A class no attribute holds, made by a factory of
+        its library (NumPy 1.20-1.24's ``numpy:dtype[int64]``, Matplotlib 3.5's
+        ``AxesSubplot``), is named by its key when each of its direct bases is the class
+        its own name resolves to, and one of them is listed. A pickle cannot make such a
+        class: it only calls listed globals, none of which builds classes of its naming."""
+        try:
             return self.resolve(key) is cls
-        parent = self.resolve((module, base))
-        return isinstance(parent, type) and parent in cls.__bases__ and cls.__module__ == module
+        except AttributeError:
+            pass
+        bases = [b for b in cls.__bases__ if b is not object]
+        for base in bases:
+            try:
+                if self.resolve(_key_of(base)) is not base:
+                    return False
+            except Exception:
+                return False
+        return any(_key_of(base) in self.entries for base in bases)
 
     def resolve(self, key: Key) -> Any:
         """The object ``module:qualname`` names. The module is imported if it must be
