@@ -170,13 +170,14 @@ def _minor(version: str) -> str:
 
 
 def pythons_between(low: str, high: str) -> list[str]:
-    """Python minor versions from ``low`` to ``high`` that this machine has."""
+    """Python minor versions from ``low`` to ``high`` that this machine has (a bisection
+    walks the Pythons at hand; it never downloads one per step)."""
     lo, hi = sorted((Version(_minor(low)), Version(_minor(high))))
     out = []
     for minor in range(lo.minor, hi.minor + 1) if lo.major == hi.major else [lo.minor]:
         wanted = f"{lo.major}.{minor}"
         try:
-            interpreters.find(wanted)
+            interpreters.find(wanted, "never")
         except interpreters.InterpreterNotFoundError:
             continue
         out.append(wanted)

@@ -18,7 +18,18 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness import allowlist, history, nightly, pipeline, releases, reports, spec, validate
+from harness import (
+    allowlist,
+    doctor,
+    history,
+    interpreters,
+    nightly,
+    pipeline,
+    releases,
+    reports,
+    spec,
+    validate,
+)
 from harness import options as o
 from harness.errors import HarnessError, UsageError
 from harness.progress import reporter
@@ -38,6 +49,7 @@ def _history(args: argparse.Namespace) -> Path:
 
 def _args_run(p: argparse.ArgumentParser) -> None:
     o.add(p, *o.SELECT_COMBOS, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID, o.RESUME, o.ENV_DIR)
+    o.add(p, o.PYTHON_DOWNLOADS)
     o.add(p, *o.EXECUTIONS, o.BISECT, o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET)
 
 
@@ -66,7 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _args_bisect(p: argparse.ArgumentParser) -> None:
     o.add(p, o.BISECT_RUN, o.PROBLEM, o.BISECTED_LIBRARY, o.GOOD, o.BAD, o.SOURCE)
     o.add(p, o.PROBLEMS.bare, o.ANSWERS.bare, o.MATRIX.bare, o.COMBO, o.PYTHON, o.ENV_DIR.bare)
-    o.add(p, o.FINDING_JSON)
+    o.add(p, o.PYTHON_DOWNLOADS, o.FINDING_JSON)
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
@@ -103,6 +115,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
 def _args_fetch_data(p: argparse.ArgumentParser) -> None:
     o.add(p, o.PROBLEMS.bare, o.DATA_DIR, o.SEABORN, o.MATRIX.bare, o.ENV_OF_COMBO, o.ENV_DIR.bare)
+    o.add(p, o.PYTHON_DOWNLOADS)
 
 
 def cmd_fetch_data(args: argparse.Namespace) -> int:
@@ -123,7 +136,7 @@ def cmd_fetch_data(args: argparse.Namespace) -> int:
 
 def _args_validate(p: argparse.ArgumentParser) -> None:
     o.add(p, o.PROBLEMS.bare, o.LIBRARY.bare, o.PROBLEM_ID.bare, o.SAMPLE, o.SPAN, o.NEAR)
-    o.add(p, o.WRITE_TABLE, o.CHECKS_JSON, o.ENV_DIR.bare, o.JOBS.bare)
+    o.add(p, o.WRITE_TABLE, o.CHECKS_JSON, o.ENV_DIR.bare, o.JOBS.bare, o.PYTHON_DOWNLOADS)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -290,6 +303,18 @@ def cmd_combos(args: argparse.Namespace) -> int:
     return 0
 
 
+def _args_doctor(p: argparse.ArgumentParser) -> None:
+    o.add(p, *o.SELECT_COMBOS, o.ENV_DIR.bare, o.PYTHON_DOWNLOADS, o.PRINT_JSON.bare)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    matrix, combos = pipeline.select_combos(args.matrix, args.combos, args.keyword, args.tag)
+    env_dir = Path(args.env_dir).absolute()
+    checks = doctor.diagnose(combos, env_dir, matrix.index_url, args.python_downloads)
+    print(doctor.to_json(checks) if args.json else doctor.render(checks))
+    return 0 if doctor.ok(checks) else 1
+
+
 Declare = Callable[[argparse.ArgumentParser], None]
 Command = Callable[[argparse.Namespace], int]
 # name → (its options, its runner), in the order --help lists them
@@ -307,6 +332,7 @@ COMMANDS: dict[str, tuple[Declare, Command]] = {
     "releases": (_args_releases, cmd_releases),
     "guard": (_args_guard, cmd_guard),
     "combos": (_args_combos, cmd_combos),
+    "doctor": (_args_doctor, cmd_doctor),
 }
 _HELP = {
     "run": "build each combo's env, run the problems, write results/",
@@ -323,6 +349,7 @@ _HELP = {
     "releases": "new releases of the matrix's libraries since the last check",
     "guard": "the guard's allowlist of what returned values may use",
     "combos": "list the combos of the matrix",
+    "doctor": "what this machine offers the harness: interpreters, uv, disk, sandbox, index",
 }
 
 
@@ -339,6 +366,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "python_downloads", None):  # uv's setting, for every env this builds
+        interpreters.set_downloads(args.python_downloads)
     try:
         return COMMANDS[args.command][1](args)
     except HarnessError as exc:

@@ -1,10 +1,11 @@
 """One environment per combo, built with uv and reused while its lock is unchanged.
 
-Building a combo: find its interpreter → resolve its requirements to a lock file
-(``uv pip compile``) → create and sync the env (``uv pip sync --compile-bytecode``)
-→ probe it. Envs live under ``<env-root>/<lock hash>/``, so two combos (or a bisection
-step and a combo) that resolve to the same packages share one env, and a changed
-combo gets a new one. uv's single cache hard-links files into every env.
+Building a combo: find its interpreter (PATH, pyenv, or uv: :mod:`harness.interpreters`)
+→ resolve its requirements to a lock file (``uv pip compile``) → create and sync the
+env (``uv pip sync --compile-bytecode``) → probe it. Envs live under
+``<env-root>/<lock hash>/``, so two combos (or a bisection step and a combo) that
+resolve to the same packages share one env, and a changed combo gets a new one. uv's
+single cache hard-links files into every env.
 
 A combo that cannot be built is not an exception: :func:`EnvBuilder.build` returns an
 :class:`EnvInfo` with ``ok=False`` and the resolver's or installer's own message,
@@ -45,14 +46,8 @@ _LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
 def uv_binary() -> str:
-    try:
-        from uv import find_uv_bin  # noqa: PLC0415 - optional: fall back to PATH
-    except ImportError:
-        found = shutil.which("uv")
-        if not found:
-            raise FileNotFoundError("uv not found: pip install uv") from None
-        return found
-    return find_uv_bin()
+    """The uv executable (:func:`harness.interpreters.uv_binary`)."""
+    return interpreters.uv_binary()
 
 
 @dataclass(frozen=True)

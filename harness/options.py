@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from harness.allowlist import SHIPPED
+from harness.interpreters import DOWNLOADS, downloads_setting
 from harness.nightly import GITHUB_JOB_LIMIT
 from harness.problem import REFERENCE
 from harness.runner import DEFAULT_MEMORY_MB
@@ -87,6 +88,10 @@ def _env_dir() -> str:
     return os.environ.get("HARNESS_ENV_DIR", DEFAULT_ENV_DIR)
 
 
+def _python_downloads() -> str:
+    return downloads_setting()
+
+
 def _cores() -> int:
     return os.cpu_count() or 1
 
@@ -113,8 +118,9 @@ PROBLEMS = Option(
     ("--problems",),
     action="append",
     metavar="PATH",
-    help="problem file, directory or URL; 'ds1000' is the official DS-1000 file "
-    "(repeatable; default: problems/)",
+    help="problem file, directory or URL, or a published benchmark by name: ds1000, "
+    "bigcodebench, bigcodebench-hard (downloaded once, checksum-checked; repeatable; "
+    "default: problems/)",
 )
 ANSWERS = Option(
     ("--answers",),
@@ -128,7 +134,14 @@ NO_REFERENCE = Option(
 IDIOMS = Option(
     ("--idioms",),
     action="store_true",
-    help="also run the named idioms of our problems (e.g. the old API) as idiom:<name>",
+    default=True,
+    help="run the named idioms of our problems (the old API) as idiom:<name> (the default)",
+)
+NO_IDIOMS = Option(
+    ("--no-idioms",),
+    action="store_false",
+    dest="idioms",
+    help="run our problems' references alone, not their idioms",
 )
 LIBRARY = Option(("--library",), action="append", help="only this library's problems")
 PROBLEM_ID = Option(("--problem-id",), action="append", help="only this problem")
@@ -136,7 +149,17 @@ LIMIT = Option(("--limit",), type=int, help="only the first N problems (after --
 SHARD = Option(
     ("--shard",), metavar="I/N", help="only shard I of N of the problems (for CI fan-out)"
 )
-SELECT_PROBLEMS = (PROBLEMS, ANSWERS, NO_REFERENCE, IDIOMS, LIBRARY, PROBLEM_ID, LIMIT, SHARD)
+SELECT_PROBLEMS = (
+    PROBLEMS,
+    ANSWERS,
+    NO_REFERENCE,
+    IDIOMS,
+    NO_IDIOMS,
+    LIBRARY,
+    PROBLEM_ID,
+    LIMIT,
+    SHARD,
+)
 
 # -- where things are ------------------------------------------------------------------------
 
@@ -147,6 +170,13 @@ ENV_DIR = Option(
     ("--env-dir",),
     default_from=_env_dir,
     help="where combo environments live (default: %(default)s, or $HARNESS_ENV_DIR)",
+)
+PYTHON_DOWNLOADS = Option(
+    ("--python-downloads",),
+    choices=DOWNLOADS,
+    default_from=_python_downloads,
+    help="when no local Python fits a combo, may uv download one (default: %(default)s, "
+    "or $UV_PYTHON_DOWNLOADS)",
 )
 HISTORY = Option(("--history",), help="SQLite history (default: <results>/history.sqlite)")
 NO_HISTORY = Option(("--no-history",), action="store_true", help="do not record this run")

@@ -449,14 +449,14 @@ def _run(job: Job, reporter: Reporter) -> Summary:
         if combo_run.executor:
             job.run_dir.write_executor(combo.id, combo_run.executor)
             _warn_unsandboxed(job, combo.id, combo_run.executor, reporter)
-    summary = reports.write_reports(job.run_dir)
+    summary = reports.write_reports(job.run_dir, problems=job.problems)
     if job.bisect and summary.drift:
         analyse(job, summary, builder, reporter)
-        summary = reports.write_reports(job.run_dir)
+        summary = reports.write_reports(job.run_dir, problems=job.problems)
     if job.history is not None:
         changes = history.record_and_diff(job.run_dir, job.history)
         if changes:
-            summary = reports.write_reports(job.run_dir, changes)
+            summary = reports.write_reports(job.run_dir, changes, job.problems)
     _mark_finished(job)
     return summary
 
@@ -469,10 +469,10 @@ def _mark_finished(job: Job) -> None:
 
 def analyse_existing(job: Job, reporter: Reporter) -> Summary:
     """Attribute and bisect the drift of a finished run, then rewrite its reports."""
-    summary = reports.write_reports(job.run_dir)
+    summary = reports.write_reports(job.run_dir, problems=job.problems)
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
     analyse(job, summary, builder, reporter)
-    return reports.write_reports(job.run_dir)
+    return reports.write_reports(job.run_dir, problems=job.problems)
 
 
 def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter) -> None:

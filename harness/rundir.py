@@ -51,7 +51,7 @@ class RunRequest:
     problems: tuple[str, ...] = ()  # as given; empty means problems/
     answers: tuple[str, ...] = ()  # [NAME=]PATH
     no_reference: bool = False
-    idioms: bool = False
+    idioms: bool = True  # our problems' old idioms run beside the references
     library: tuple[str, ...] = ()
     problem_id: tuple[str, ...] = ()
     limit: int | None = None

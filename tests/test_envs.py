@@ -567,3 +567,34 @@ def test_a_real_env_is_built_once_and_reused(tmp_path: Path) -> None:
     assert proc.stdout.strip() == "1.16.0"
     again, _ = EnvBuilder(tmp_path).build(combo)
     assert (again.reused, again.path, again.lock_hash) == (True, info.path, info.lock_hash)
+
+
+def test_an_interpreter_nowhere_is_a_one_line_env_error(
+    tmp_path: Path, uv: FakeUv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real lookup (PATH, pyenv, the real uv) with nothing to find and no downloads."""
+    monkeypatch.undo()  # the fixture's found interpreter: look for real
+    (tmp_path / "versions").mkdir()
+    for name, value in {
+        "PATH": "/nonexistent",
+        "PYENV_ROOT": str(tmp_path),
+        "HOME": str(tmp_path),
+        "UV_PYTHON_INSTALL_DIR": str(tmp_path / "uv-python"),
+        "UV_PYTHON_DOWNLOADS": "never",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(EnvBuilder, "_uv", lambda _builder, *args, timeout=0: uv(*args))
+    interpreters.clear_cache()
+    try:
+        info, _ = EnvBuilder(tmp_path / "envs").build(Combo("old", "3.98", ()))
+    finally:
+        interpreters.clear_cache()
+    assert (info.ok, info.stage) == (False, "interpreter")
+    assert info.error == (
+        "no Python 3.98: not on PATH (python3.98, python3, python); "
+        f"not under pyenv ({tmp_path}/versions); uv python find 3.98: No interpreter found "
+        "for Python 3.98 in managed installations or search path; "
+        "uv python install not tried (UV_PYTHON_DOWNLOADS=never); "
+        "to provide it, run `uv python install 3.98` or put python3.98 on PATH"
+    )
+    assert uv.calls == []

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import pytest
 from harness import answers, formats, problemsets
 from harness.envside import formatlib
 from harness.errors import ProblemError
-from harness.formats import bigcodebench, cibench
+from harness.formats import bigcodebench, cibench, exeds
 from tests.conftest import ROOT, run_harness
 
 SAMPLES = ROOT / "tests" / "data" / "formats"
@@ -346,3 +348,158 @@ def test_drift_is_found_in_every_format(sample_run: dict[str, Any]) -> None:
         "cibench-sample/session-1": "changed-behaviour",
         "cibench-sample/session-1/oracle": "changed-behaviour",
     }
+
+
+# -- the datasets as their maintainers publish them ------------------------------------------
+
+RELEASE = SAMPLES / "bigcodebench-release.jsonl"  # BigCodeBench's release row schema, our tasks
+BIGCODEBENCH_DIR = Path(
+    os.environ.get("BIGCODEBENCH_DIR", ROOT.parent / "shared" / "data" / "bigcodebench")
+)
+BIGCODEBENCH_FILE = BIGCODEBENCH_DIR / "BigCodeBench-v0.1.5.jsonl.gz"
+RELEASE_KEYS = [
+    "task_id",
+    "complete_prompt",
+    "instruct_prompt",
+    "canonical_solution",
+    "code_prompt",
+    "test",
+    "entry_point",
+    "doc_struct",
+    "libs",
+]
+
+
+def test_the_release_fixture_has_the_release_schema() -> None:
+    assert all(list(row) == RELEASE_KEYS for row in sample_rows("bigcodebench-release"))
+
+
+def test_bigcodebench_rows_as_released() -> None:
+    loaded = problemsets.load_problems([RELEASE])
+    assert [p.id for p in loaded] == [
+        "bigcodebench-release/BigCodeBench/2001",
+        "bigcodebench-release/BigCodeBench/2002",
+    ]
+    first = loaded[0]
+    assert first.library == "pandas"  # the first data-science library of libs' repr
+    assert first.reference_code == (
+        "import pandas as pd\nimport numpy as np\ndef task_func(n):\n"
+        "    x = np.arange(n)\n    return pd.DataFrame({'x': x, 'y': x ** 2})\n"
+    )
+    assert first.prompt.startswith("Build a DataFrame")  # the instruct prompt
+    assert first.metadata == {"format": "bigcodebench", "entry_point": "task_func"}
+    assert set(first.requires) == {"pandas", "numpy", "unittest"}
+    assert loaded[1].library == "python"  # the standard library only
+
+
+def test_extra_keys_of_a_released_row_are_ignored(tmp_path: Path) -> None:
+    """BigCodeBench-Hard's rows may carry more than the nine keys: those are not needed."""
+    row = {**sample_rows("bigcodebench-release")[0], "q_idx": 7, "score": 0.5}
+    path = write_rows(tmp_path / "hard.jsonl", row)
+    assert [p.native_id for p in problemsets.load_problems([path])] == ["BigCodeBench/2001"]
+
+
+@pytest.mark.skipif(
+    not BIGCODEBENCH_FILE.is_file(),
+    reason=f"BigCodeBench data not found at {BIGCODEBENCH_DIR} (set BIGCODEBENCH_DIR)",
+)
+def test_every_published_bigcodebench_task_loads() -> None:
+    loaded = problemsets.load_problems([BIGCODEBENCH_FILE])
+    assert len(loaded) == 1140
+    assert [p.native_id for p in loaded] == [f"BigCodeBench/{n}" for n in range(1140)]
+    for problem in loaded:
+        with warnings.catch_warnings():  # some tasks' regexes are not raw strings: a warning
+            warnings.simplefilter("ignore")  # (DeprecationWarning before 3.12)
+            compile(problem.reference_code, problem.id, "exec")  # code_prompt + body: a program
+        assert "def test_execution(" in problem.code_context
+        assert problem.prompt and problem.timeout == bigcodebench.DEFAULT_TIMEOUT
+
+
+def test_an_exeds_test_item_as_published_is_refused_with_what_to_build(tmp_path: Path) -> None:
+    item = {
+        "idx": 0,
+        "file": "file_000001",
+        "url": "https://github.com/example/nb",
+        "executable": 1,
+        "table_keys": ["'a'"],
+        "output": {"ori": "df.a.sum()", "position": 5, "cell_type": "code"},
+        "context_dist1": {"cell_type": "markdown", "str": "Sum a.", "token": ["Sum", "a"]},
+    }
+    assert formats.detect(item) == "exeds"
+    path = write_rows(tmp_path / "exeds_test.jsonl", item)
+    with pytest.raises(ProblemError) as caught:
+        problemsets.load_problems([path])
+    assert str(caught.value) == f"{path}:1: line 1: {exeds.PUBLISHED}"
+
+
+def test_a_cibench_notebook_as_published_becomes_a_session() -> None:
+    notebook = json.loads((SAMPLES / "cibench-notebook.ipynb").read_text())
+    row = cibench.notebook_row(notebook, "statistics/mean")
+    assert row == {
+        "task_id": "statistics/mean",
+        "steps": [
+            {
+                "prompt": "Make a list `values` of the numbers 1 to 4.",
+                "reference": "import statistics\n\nvalues = [1, 2, 3, 4]",
+                "check": cibench.RUNS,  # no output: the step must run
+            },
+            {
+                "prompt": "What is the mean of `values`?",
+                "reference": "statistics.mean(values)",
+                "expected_output": "2.5",
+            },
+            {
+                "prompt": "Plot `values`.",
+                "reference": "import matplotlib.pyplot as plt\n\nplt.plot(values)",
+                "check": cibench.RUNS,  # an image: not compared
+            },
+            {
+                "prompt": "Print how many values there are.",
+                "reference": "print(len(values))",
+                "check": cibench.RUNS,  # printed, not shown: CIBench's loader skips it too
+            },
+        ],
+    }
+
+
+def test_a_converted_notebook_loads_and_its_references_hold(tmp_path: Path) -> None:
+    notebook = json.loads((SAMPLES / "cibench-notebook.ipynb").read_text())
+    path = write_rows(tmp_path / "cibench.jsonl", cibench.notebook_row(notebook, "s/mean"))
+    end_to_end, oracle = problemsets.load_problems([path])
+    assert (end_to_end.id, oracle.id) == ("cibench/s/mean", "cibench/s/mean/oracle")
+    namespace: dict[str, Any] = {}
+    for step in cibench.notebook_row(notebook, "s/mean")["steps"]:
+        if "matplotlib" in step["reference"]:
+            continue  # the host never imports the libraries under test
+        output = formatlib.harness_run_cell(step["reference"], namespace)
+        if "expected_output" in step:
+            assert formatlib.harness_compare_output(output, step["expected_output"]) == ""
+        else:
+            exec(step["check"], namespace)
+
+
+@pytest.mark.parametrize(
+    ("cells", "steps"),
+    [
+        ([], []),
+        ([{"cell_type": "code", "source": "x = 1", "outputs": []}], [("", "x = 1", "check")]),
+        (  # two questions in a row: the later one asks for the code
+            [
+                {"cell_type": "markdown", "source": ["a"]},
+                {"cell_type": "markdown", "source": ["b"]},
+                {"cell_type": "code", "source": ["1"], "outputs": [{"data": {"text/plain": "1"}}]},
+            ],
+            [("b", "1", "expected_output")],
+        ),
+        ([{"cell_type": "raw", "source": "x"}, "not a cell"], []),
+    ],
+)
+def test_notebook_cells_pair_up_in_order(
+    cells: list[Any], steps: list[tuple[str, str, str]]
+) -> None:
+    row = cibench.notebook_row({"cells": cells}, "t")
+    got = [
+        (s["prompt"], s["reference"], "check" if "check" in s else "expected_output")
+        for s in row["steps"]
+    ]
+    assert got == steps

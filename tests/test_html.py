@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.history import Changes, StatusChange
 from harness.reports import write_reports
-from tests.test_reports import make_run
+from tests.test_reports import PROBLEMS, make_idiom_run, make_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -91,3 +92,46 @@ def test_report_in_a_headless_browser(tmp_path: Path) -> None:
     )
     assert shot.returncode == 0
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_the_first_screen_and_the_idioms_in_report_html(tmp_path: Path) -> None:
+    run = make_idiom_run(tmp_path)
+    changes = Changes(
+        "i0",
+        "i1",
+        new_failures=(StatusChange("latest", "ours/pandas/append", "idiom:old", "pass", "error"),),
+    )
+    write_reports(run, changes, PROBLEMS)
+    text = run.report_html.read_text()
+    first = text[: text.index("<h2>Environments</h2>")]
+    assert "3 problems × 3 combos, 18 executions." in first
+    broken = dict(re.findall(r'data-broken="([^"]+)">(\d+)<', first))
+    assert broken == {
+        "y2022|reference": "1",
+        "y2022|idiom:old": "0",
+        "y2024|reference": "0",
+        "y2024|idiom:old": "1",
+        "latest|reference": "0",
+        "latest|idiom:old": "2",
+    }
+    assert re.findall(r'data-cause="([^"]+)"', first) == ["changed-behaviour", "removed-api"]
+    assert "Since <code>i0</code>: 1 new failures" in first
+    assert "new failure: <code>latest</code> <code>ours/pandas/append</code> idiom:old" in first
+    assert re.findall(r'data-story="([^"]+)"', text) == [
+        "ours/pandas/append",
+        "ours/pandas/later",
+        "ours/pandas/wrong",
+    ]
+    assert 'data-count="old-breaks">2<' in text
+    assert "red in <code>y2022</code>: the API did not exist yet — not drift" in text
+    assert "a red cell left of a problem's first green one means the API did not exist yet" in text
+    assert "<script" not in text
+
+
+def test_report_html_is_deterministic(tmp_path: Path) -> None:
+    pages = []
+    for name in ("a", "b"):
+        run = make_idiom_run(tmp_path / name)
+        write_reports(run, problems=PROBLEMS)
+        pages.append((run.report_html.read_text(), run.summary_md.read_text()))
+    assert pages[0] == pages[1]

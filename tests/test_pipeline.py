@@ -47,6 +47,7 @@ def inputs(write: Writer, tmp_path: Path) -> RunRequest:
         matrix=str(tmp_path / "matrix.toml"),
         problems=(str(tmp_path / "set"),),
         answers=(str(tmp_path / "gpt-answers.jsonl"),),
+        idioms=False,  # references and answers only (harness run --no-idioms)
     )
 
 

@@ -1,16 +1,21 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
+from harness import cli, pipeline
 from harness.envs import EnvInfo
 from harness.history import Changes, StatusChange, VersionChange
+from harness.problem import Change, Problem
 from harness.reports import write_reports
 from harness.reports.junit import _case
 from harness.results import Outcome, OutcomeWriter, Part, Status, write_json
-from harness.rundir import RunDir
+from harness.rundir import RunDir, RunRequest
+from tests.conftest import ROOT, run_harness
 
 
 def make_run(tmp_path: Path) -> RunDir:
@@ -168,3 +173,268 @@ def test_changes_are_kept_when_the_reports_are_rewritten(tmp_path: Path) -> None
     md = run.summary_md.read_text()
     assert "- `new` `p/1` reference: pass → error (gone)" in md
     assert "- `new` numpy: 1.26.4 → 2.1.3" in md
+
+
+# -- the first screen, and where each idiom of our problems holds ----------------------------
+
+ERAS = {
+    "y2022": {"pandas": "1.3.5"},
+    "y2024": {"pandas": "1.5.3"},
+    "latest": {"pandas": "2.2.3"},
+}
+APPEND = "module 'pandas' has no attribute 'concat'"  # the modern idiom, before it existed
+GONE = "'DataFrame' object has no attribute 'append'"
+# (problem, source) → per era: None for a pass, or (exception type, message)
+IDIOM_ROWS: dict[tuple[str, str], list[tuple[str, str] | None]] = {
+    ("ours/pandas/append", "reference"): [("AttributeError", APPEND), None, None],
+    ("ours/pandas/append", "idiom:old"): [None, None, ("AttributeError", GONE)],
+    ("ours/pandas/later", "reference"): [None, None, None],
+    ("ours/pandas/later", "idiom:old"): [None, None, None],
+    ("ours/pandas/wrong", "reference"): [None, None, None],
+    ("ours/pandas/wrong", "idiom:old"): [None, ("AssertionError", ""), ("AssertionError", "")],
+}
+
+
+def note(pid: str, changed: str | None, deprecated: str | None = None) -> Problem:
+    change = Change("removal", f"old.{pid[-3:]}", f"new.{pid[-3:]}", deprecated, changed, "")
+    return Problem(pid, pid, "ours", "pandas", "", "", "", change=change)
+
+
+PROBLEMS = [
+    note("ours/pandas/append", "2.0.0", "1.4.0"),
+    note("ours/pandas/later", "3.0.0", "2.1.0"),
+    note("ours/pandas/wrong", "2.0.0"),  # the metadata is wrong: it breaks in 1.5.3
+]
+
+
+def make_idiom_run(tmp_path: Path, run_id: str = "i1") -> RunDir:
+    run = RunDir(tmp_path / run_id)
+    write_json(run.manifest, {"run_id": run_id, "baseline": "y2024", "combos": list(ERAS)})
+    for combo, versions in ERAS.items():
+        write_json(
+            run.env_info(combo),
+            EnvInfo(combo, ok=True, python="3.10.14", versions=versions).to_dict(),
+        )
+        with OutcomeWriter(run.outcomes(combo)) as w:
+            for seq, ((pid, source), steps) in enumerate(IDIOM_ROWS.items()):
+                failure = steps[list(ERAS).index(combo)]
+                exc, message = failure or (None, "")
+                status = (
+                    Status.PASS
+                    if exc is None
+                    else (Status.FAIL if exc == "AssertionError" else Status.ERROR)
+                )
+                w.write(
+                    Outcome(
+                        run_id,
+                        combo,
+                        pid,
+                        source,
+                        status,
+                        library="pandas",
+                        exc_type=exc,
+                        message=message,
+                        versions=versions,
+                        python="3.10.14",
+                        seq=seq,
+                    )
+                )
+    return run
+
+
+def test_stories_say_where_each_idiom_holds(tmp_path: Path) -> None:
+    summary = write_reports(make_idiom_run(tmp_path), problems=PROBLEMS)
+    by_id = {s.problem_id: s for s in summary.stories}
+    assert list(by_id) == ["ours/pandas/append", "ours/pandas/later", "ours/pandas/wrong"]
+    append, later, wrong = by_id.values()
+    assert (append.old_last_good, append.old_first_bad, append.old_bad_version) == (
+        "y2024",
+        "latest",
+        "2.2.3",
+    )
+    assert (append.cause, append.symbol, append.agrees) == (
+        "removed-api",
+        "pandas.DataFrame.append",
+        True,
+    )
+    assert (append.modern_first_pass, append.modern_first_version) == ("y2024", "1.5.3")
+    assert append.modern_red_before == ("y2022",)
+    assert append.explanation == (
+        "Old idiom `old.end` passes up to `y2024` (pandas 1.5.3) and breaks from `latest` "
+        "(pandas 2.2.3): removed-api — drift, where the change says (removal in pandas 2.0.0). "
+        "Modern idiom `new.end` is red in `y2022`: the API did not exist yet — not drift; "
+        "it passes from `y2024` (pandas 1.5.3) on."
+    )
+    assert (later.old_breaks, later.agrees, later.modern_not_yet) == (False, True, False)
+    assert later.explanation == (
+        "Old idiom `old.ter` still passes in every combo (the change, in pandas 3.0.0, is newer "
+        "than every combo). Modern idiom `new.ter` passes in every combo."
+    )
+    assert (wrong.old_first_bad, wrong.cause, wrong.agrees) == ("y2024", "changed-behaviour", False)
+    assert "the change says pandas 2.0.0, the combos disagree" in wrong.explanation
+    # references never drift here: the old idioms' breaks are not reference drift
+    assert summary.drift == []
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("3 problems × 3 combos, 18 executions.", "how many"),
+        (
+            "the old idiom breaks in 2 and the modern idiom is red before its first release in 1",
+            "ours",
+        ),
+        ("| combo | reference failing | idiom:old failing |", "broke where: header"),
+        ("| `y2022` | 1 / 3 | 0 / 3 |", "the modern idiom, before it existed"),
+        ("| `y2024` | 0 / 3 | 1 / 3 |", "the wrong metadata breaks early"),
+        ("| `latest` | 0 / 3 | 2 / 3 |", "both old idioms broken"),
+        (
+            (
+                "Top causes of pass → fail steps: changed-behaviour 1 (idiom:old 1); "
+                "removed-api 1 (idiom:old 1)."
+            ),
+            "causes",
+        ),
+        ("No previous run to compare with (first run, or no history).", "history"),
+        (
+            (
+                "| `ours/pandas/append` | pandas | removal: `old.end` → `new.end` | `y2024` → `latest` "
+                "(pandas 2.2.3) | removed-api | pandas 2.0.0 | – | yes | `y2024` (pandas 1.5.3) | `y2022` |"
+            ),
+            "the idioms table",
+        ),
+        (
+            (
+                "| `ours/pandas/wrong` | pandas | removal: `old.ong` → `new.ong` | `y2022` → `y2024` "
+                "(pandas 1.5.3) | changed-behaviour | pandas 2.0.0 | – | **no** | `y2022` (pandas 1.3.5) | – |"
+            ),
+            "disagreement",
+        ),
+        ("red in the 2022 column for the modern idiom", "legend"),
+        ("- `ours/pandas/append`: Old idiom `old.end` passes up to `y2024`", "in words"),
+    ],
+)
+def test_the_first_screen_and_the_idioms_in_summary_md(tmp_path: Path, line: str, why: str) -> None:
+    run = make_idiom_run(tmp_path)
+    write_reports(run, problems=PROBLEMS)
+    md = run.summary_md.read_text()
+    assert line in md, why
+    if why in ("how many", "broke where: header", "causes", "history"):
+        assert md.index(line) < md.index("## Environments"), "on the first screen"
+
+
+def test_notes_are_kept_and_read_back(tmp_path: Path) -> None:
+    run = make_idiom_run(tmp_path)
+    first = write_reports(run, problems=PROBLEMS)
+    md, html_page = run.summary_md.read_text(), run.report_html.read_text()
+    again = write_reports(run)  # harness report: the notes come from summary.json
+    assert again.notes == first.notes and again.stories == first.stories
+    assert (run.summary_md.read_text(), run.report_html.read_text()) == (md, html_page)
+    data = json.loads(run.summary_json.read_text())
+    assert [n["changed"] for n in data["notes"]] == ["2.0.0", "3.0.0", "2.0.0"]
+    assert data["idioms"][0]["old_first_bad"] == "latest"
+    assert data["idioms"][0]["modern_red_before"] == ["y2022"]
+
+
+def test_notes_come_from_the_run_s_local_problems(tmp_path: Path) -> None:
+    run = make_idiom_run(tmp_path)
+    problems = tmp_path / "ours" / "pandas"
+    problems.mkdir(parents=True)
+    (problems / "append.toml").write_text(
+        'library = "pandas"\nprompt = "p"\nsetup = "import pandas as pd"\nreference = "result = 1"\n'
+        'check = "assert result == 1"\n[idioms]\nold = "result = 1"\n'
+        '[change]\nkind = "removal"\nold_api = "pandas.DataFrame.append"\n'
+        'new_api = "pandas.concat"\ndeprecated = "1.4.0"\nchanged = "2.0.0"\nnotes = "https://x"\n'
+    )
+    manifest = json.loads(run.manifest.read_text())
+    manifest["inputs"] = {"problems": [str(tmp_path / "ours")], "answers": []}
+    write_json(run.manifest, manifest)
+    summary = write_reports(run)
+    assert [(n.problem_id, n.changed) for n in summary.notes] == [("ours/pandas/append", "2.0.0")]
+
+
+def test_the_first_screen_says_what_is_new(tmp_path: Path) -> None:
+    run = make_idiom_run(tmp_path)
+    changes = Changes(
+        "i0",
+        "i1",
+        new_failures=(
+            StatusChange("latest", "ours/pandas/append", "idiom:old", "pass", "error", GONE),
+        ),
+    )
+    write_reports(run, changes, PROBLEMS)
+    md = run.summary_md.read_text()
+    first = md[: md.index("## Environments")]
+    assert (
+        "Since `i0`: 1 new failures, 0 new fixes, 0 new warnings, 0 library versions changed."
+        in first
+    )
+    assert "- new failure: `latest` `ours/pandas/append` idiom:old: pass → error" in first
+
+
+def test_reports_without_problems_of_ours_have_no_idioms_section(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    summary = write_reports(run)
+    md = run.summary_md.read_text()
+    assert summary.stories == [] and "## Where each idiom holds" not in md
+    assert "## At a glance" in md and "| `old` | 0 / 2 | 0 / 1 |" in md
+
+
+@pytest.mark.network
+def test_the_default_run_shows_the_old_idioms_breaking(tmp_path: Path) -> None:
+    """``harness run`` as a newcomer runs it (problems/, idioms by default), on two problems
+    and two pandas eras: the old idiom's break is named with its release, and the modern
+    idiom's red cell before its first release is explained as not drift."""
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    (tmp_path / "matrix.toml").write_text(
+        f'[matrix]\nbaseline = "pd15"\npython = "{py}"\n'
+        '[combos.pd15]\nnumpy = "1.26.4"\npandas = "1.5.3"\n'
+        '[combos.pd22]\nnumpy = "1.26.4"\npandas = "2.2.3"\n'
+    )
+    ids = ["problems/pandas/append-rows", "problems/pandas/cell-lengths"]
+    run_harness(
+        "run",
+        "--matrix",
+        str(tmp_path / "matrix.toml"),
+        "--env-dir",
+        str(tmp_path / "envs"),
+        "--results",
+        str(tmp_path / "results"),
+        "--run-id",
+        "first",
+        "--no-history",
+        *[a for i in ids for a in ("--problem-id", i)],
+        cwd=ROOT,  # the default problems/
+    )
+    run = tmp_path / "results" / "first"
+    md = (run / "summary.md").read_text()
+    assert "| `pd15` | 1 / 2 | 0 / 2 |" in md  # DataFrame.map is newer than pandas 1.5.3
+    assert "| `pd22` | 0 / 2 | 1 / 2 |" in md  # DataFrame.append is gone in pandas 2
+    assert (
+        "| `problems/pandas/append-rows` | pandas | removal: `pandas.DataFrame.append` → "
+        "`pandas.concat` | `pd15` → `pd22` (pandas 2.2.3) | removed-api | pandas 2.0.0 | – | yes |"
+    ) in md
+    assert "breaks from `pd22` (pandas 2.2.3): removed-api — drift, where the change says" in md
+    assert "is red in `pd15`: the API did not exist yet — not drift" in md
+    outcomes = [json.loads(line) for line in (run / "pd22.jsonl").read_text().splitlines()]
+    assert sorted((o["problem_id"], o["source"]) for o in outcomes) == [
+        (i, s) for i in ids for s in ("idiom:old", "reference")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "idioms"),
+    [
+        ([], True),  # the default job runs the old idioms beside the references
+        (["--idioms"], True),  # still accepted
+        (["--no-idioms"], False),
+        (["--no-idioms", "--idioms"], True),  # the last one wins
+    ],
+)
+def test_the_default_job_runs_the_old_idioms(argv: list[str], idioms: bool) -> None:
+    args = cli._parser().parse_args(["run", *argv])
+    request = RunRequest.from_dict(vars(args), "harness run")
+    assert request.idioms is idioms
+    problems = pipeline.load_problems([str(ROOT / "problems" / "pandas" / "append-rows.toml")])
+    sources = [s.source for s in pipeline.load_solutions(problems, problems, idioms=idioms)]
+    assert sources == (["reference", "idiom:old"] if idioms else ["reference"])

@@ -41,7 +41,7 @@ WRITTEN: dict[str, Any] = {
             "guard": True,
             "guard_allowlist": None,
             "guard_record": False,
-            "idioms": False,
+            "idioms": True,
             "isolation": "zygote",
             "keyword": None,
             "library": [],

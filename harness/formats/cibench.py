@@ -115,6 +115,40 @@ def test_execution(solution):
 """
 
 
+RUNS = "pass  # graded as CIBench grades an 'exec' step: it must run"
+
+
+def _text(value: Any) -> str:
+    """A notebook field: a string, or a list of lines."""
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def notebook_row(notebook: dict[str, Any], task_id: str) -> dict[str, Any]:
+    """A CIBench notebook as published → a session row (``task_id``, ``steps``).
+
+    Questions and code cells pair up in order, as CIBench's own loader pairs them; a code
+    cell with no question before it gets an empty prompt.
+    """
+    steps: list[dict[str, Any]] = []
+    question = ""
+    for cell in notebook.get("cells") or []:
+        kind = cell.get("cell_type") if isinstance(cell, dict) else None
+        if kind == "markdown":
+            question = _text(cell.get("source")).strip()
+        elif kind == "code":
+            outputs = cell.get("outputs") or [{}]
+            last = outputs[-1] if isinstance(outputs[-1], dict) else {}
+            data = last.get("data") or {}
+            step: dict[str, Any] = {"prompt": question, "reference": _text(cell.get("source"))}
+            if "text/plain" in data and "image/png" not in data:
+                step["expected_output"] = _text(data["text/plain"])
+            else:
+                step["check"] = RUNS
+            steps.append(step)
+            question = ""
+    return {"task_id": task_id, "steps": steps}
+
+
 def matches(row: dict[str, Any]) -> bool:
     return "steps" in row and "task_id" in row and "canonical_solution" not in row
 

@@ -7,6 +7,11 @@ target cell's task, usually its markdown), ``reference`` (the target cell's code
 notebook cell (its stdout, then the value of its last line if that is an expression), and
 its output must match the expected one: whitespace ignored, numbers within ``rtol``
 (default 1e-4) or ``atol`` (1e-8), every other token exactly.
+
+ExeDS itself publishes its test set as ``exeds_test.json`` (items with ``file``,
+``output`` and ``context_dist1``…), whose expected outputs live in ``answers.csv`` and
+whose cells live in the notebooks beside it: such an item is recognised and refused with
+what to build instead, rather than reported as a DS-1000 row missing its keys.
 """
 
 from __future__ import annotations
@@ -42,12 +47,26 @@ def test_execution(solution):
 """
 
 
+PUBLISHED_KEYS = ("file", "output", "context_dist1")
+PUBLISHED = (
+    "an item of ExeDS's exeds_test.json: its expected output is in answers.csv and its "
+    "cells are in ExeDS_notebooks/<file>; build a row with problem_id, cells, reference "
+    "and expected_output"
+)
+
+
+def is_published(row: dict[str, Any]) -> bool:
+    return all(key in row for key in PUBLISHED_KEYS)
+
+
 def matches(row: dict[str, Any]) -> bool:
-    return "cells" in row and "expected_output" in row
+    return ("cells" in row and "expected_output" in row) or is_published(row)
 
 
 def load_row(row: Row, set_name: str) -> list[Problem]:
     data, shown = row.data, row.shown
+    if is_published(data) and "cells" not in data:
+        raise row.fail_line(PUBLISHED)
     native = str(data.get("problem_id", "")).strip()
     if not native:
         raise row.fail("problem_id", "missing")

@@ -2,28 +2,39 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness import staleness
+from harness import downloads, problemsets, staleness
 from harness.envs import EnvInfo
+from harness.errors import HarnessError
 from harness.history import Changes
 from harness.problem import MODEL_PREFIX
 from harness.reports import exports, html, junit, markdown
+from harness.reports.idioms import ChangeNote, notes_of
 from harness.reports.summary import ModelReport, Summary, summarise
 from harness.results import Outcome, write_json
 
 if TYPE_CHECKING:
-    from harness.rundir import RunDir
+    from collections.abc import Sequence
+
+    from harness.problem import Problem
+    from harness.rundir import RunDir, RunManifest
 
 __all__ = ["Summary", "write_reports"]
 
 
-def write_reports(run: RunDir, changes: Changes | None = None) -> Summary:
+def write_reports(
+    run: RunDir, changes: Changes | None = None, problems: Sequence[Problem] | None = None
+) -> Summary:
     """(Re)write every report of ``run`` from its results files.
 
     ``changes`` (since the previous run, from the history) are kept in summary.json,
-    so a later rewrite without them keeps them.
+    so a later rewrite without them keeps them. So are the change notes of the run's
+    ``problems`` (what each problem of ours says about its API change); without either,
+    they are read from the run's local problem locations.
     """
     manifest = run.read_manifest()
     combos = run.known_combos(manifest)
@@ -32,7 +43,10 @@ def write_reports(run: RunDir, changes: Changes | None = None) -> Summary:
     baseline = (manifest.baseline if manifest else None) or (combos[0] if combos else "")
     if changes is None:
         changes = _kept_changes(run)
-    summary = summarise(run.run_id, baseline, combos, envs, outcomes, run.read_analysis(), changes)
+    notes = notes_of(problems) if problems is not None else _kept_notes(run, manifest)
+    summary = summarise(
+        run.run_id, baseline, combos, envs, outcomes, run.read_analysis(), changes, notes
+    )
     summary = replace(
         summary, models=model_reports(run, summary, outcomes), releases=run.read_releases()
     )
@@ -56,6 +70,30 @@ def _kept_changes(run: RunDir) -> Changes | None:
     summary = run.read_summary()
     kept = summary.get("changes") if summary else None
     return Changes.from_dict(kept) if kept else None
+
+
+def _kept_notes(run: RunDir, manifest: RunManifest | None) -> list[ChangeNote]:
+    """The change notes the run's last summary.json kept, or else those of the problems at
+    its local locations (directories and TOML files; downloads are not fetched again)."""
+    summary = run.read_summary()
+    kept = summary.get("notes") if summary else None
+    if isinstance(kept, list):
+        return [
+            ChangeNote.from_dict(n)
+            for n in kept
+            if isinstance(n, dict) and {"problem_id", "library"} <= n.keys()
+        ]
+    locations = manifest.inputs.problems if manifest else ()
+    paths = [
+        Path(loc)
+        for loc in locations
+        if not downloads.is_url(loc) and (Path(loc).is_dir() or Path(loc).suffix == ".toml")
+    ]
+    if not paths:
+        return []
+    with contextlib.suppress(HarnessError, OSError):
+        return notes_of(problemsets.load_problems(paths))
+    return []
 
 
 def model_reports(run: RunDir, summary: Summary, outcomes: list[Outcome]) -> list[ModelReport]:

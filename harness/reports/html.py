@@ -1,8 +1,10 @@
 """``report.html``: one self-contained page per run — no scripts, fonts or images fetched.
 
-A heatmap of problems by combos per solution source (colour = status, hover = details),
-the models' pass rates and staleness, the drifted problems with cause and first bad
-release, and the deprecation warnings. Every number on the page is also in
+First the run at a glance (problems, failures per combo, top causes, what is new since
+the last run); then where each idiom of our problems holds, a heatmap of problems by
+combos per solution source (colour = status, hover = details), the models' pass rates and
+staleness, the drifted problems with cause and first bad release, and the deprecation
+warnings. Every number on the page is also in
 summary.json; elements carry ``data-*`` attributes so tests can read them back.
 """
 
@@ -15,11 +17,14 @@ from typing import TYPE_CHECKING
 from harness.drift import natural_key
 from harness.libraries import LIBRARIES
 from harness.problem import REFERENCE
+from harness.reports.glance import glance, headline, since
+from harness.reports.idioms import LEGEND, OLD
 from harness.results import Status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from harness.reports.idioms import IdiomStory
     from harness.reports.summary import Summary
     from harness.results import Outcome
 
@@ -129,6 +134,7 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         f'<span data-count="executions">{summary.executions}</span> executions · era order: '
         + " → ".join(f"<code>{_e(c)}</code>" for c in order)
         + "</p>",
+        *render_glance(summary),
     ]
     present = {k for c in summary.combos for k in c.env.library_versions()}
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
@@ -209,6 +215,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
                 _table(["combo", *lib_names], rows),
             ]
 
+    if summary.stories:
+        out += render_idioms(summary.stories)
     out.append("<h2>Statuses: problems × combos</h2>")
     out.append(
         "<p class='legend'>"
@@ -221,7 +229,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     )
     for source in summary.sources:
         out.append(
-            f"<h3>{_e(source)}</h3><div class='heat'>{heatmap(source, outcomes, order, problems, first)}</div>"
+            f"<h3>{_e(source)}</h3>{_HEAT_NOTES.get(source, '') if summary.stories else ''}"
+            f"<div class='heat'>{heatmap(source, outcomes, order, problems, first)}</div>"
         )
 
     out.append(
@@ -303,6 +312,112 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     )
     out.append("</body></html>")
     return "\n".join(out)
+
+
+_HEAT_NOTES = {
+    REFERENCE: "<p class='muted'>The modern idioms: a red cell left of a problem's first green "
+    "one means the API did not exist yet in that release — not drift.</p>",
+    OLD: "<p class='muted'>The old idioms: a red cell right of green ones is drift — the API "
+    "change the problem names broke it there.</p>",
+}
+
+
+def _md(text: str) -> str:
+    """Escaped text, its `code` spans as <code>."""
+    parts = _e(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def render_glance(summary: Summary) -> list[str]:
+    """The first screen: how many problems, how many broke where, top causes, what is new."""
+    g = glance(summary)
+    out = ["<h2>At a glance</h2>", f"<p data-glance='headline'>{_md(headline(g))}</p>"]
+    rows = []
+    for combo in g.order:
+        cells = [f"<code>{_e(combo)}</code>"]
+        for source in g.sources:
+            b = g.cell(combo, source)
+            if b is None or not b.env_ok:
+                cells.append("env_error" if b is not None else "–")
+            elif b.ran:
+                cells.append(
+                    f'#<span data-broken="{_e(combo)}|{_e(source)}">{b.failed}</span> / {b.ran}'
+                )
+            else:
+                cells.append("–")
+        rows.append(cells)
+    out.append("<p>Broke where (failing / ran, combos in era order):</p>")
+    out.append(_table(["combo", *[f"{s} failing" for s in g.sources]], rows))
+    causes = "".join(
+        f'<li data-cause="{_e(c.cause)}">{_e(c.cause)}: {c.total} '
+        f"<span class='muted'>({_e(', '.join(f'{s} {n}' for s, n in c.by_source))})</span></li>"
+        for c in g.causes
+    )
+    out.append(
+        "<p>Top causes of pass → fail steps:</p><ol>" + causes + "</ol>"
+        if causes
+        else "<p>Top causes of pass → fail steps: none.</p>"
+    )
+    out.append(f"<p data-glance='since'>{_md(since(g.changes))}</p>")
+    if g.changes and g.changes.new_failures:
+        out.append(
+            "<ul>"
+            + "".join(
+                f"<li>new failure: <code>{_e(i.combo)}</code> <code>{_e(i.problem_id)}</code> "
+                f"{_e(i.source)}: {_e(i.before)} → {_e(i.after)}</li>"
+                for i in g.changes.new_failures[:5]
+            )
+            + "</ul>"
+        )
+    return out
+
+
+def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
+    """Per problem of ours: where the old idiom breaks, where the modern one starts."""
+    rows = []
+    for s in stories:
+        note = s.note
+        rows.append(
+            [
+                f'<code data-story="{_e(s.problem_id)}">{_e(s.problem_id)}</code>',
+                _e(s.library),
+                _md(f"{note.kind}: `{note.old_api}` → `{note.new_api}`") if note else "–",
+                _md(f"`{s.old_last_good}` → `{s.old_first_bad}` ({s.library} {s.old_bad_version})")
+                if s.old_breaks
+                else _e(s.old_class or "did not run"),
+                _e(s.cause or "–"),
+                _e(f"{s.library} {note.changed}" if note and note.changed else "–"),
+                _e(s.first_bad_release or "–"),
+                {True: "yes", False: "<b>no</b>", None: "–"}[s.agrees],
+                _md(f"`{s.modern_first_pass}` ({s.library} {s.modern_first_version})")
+                if s.modern_first_pass
+                else _e(s.modern_class or "–"),
+                _md(s.explanation),
+            ]
+        )
+    breaks = sum(1 for s in stories if s.old_breaks)
+    return [
+        (
+            f'<h2>Where each idiom holds <span class="muted">(<span data-count="old-breaks">'
+            f"{breaks}</span> of {len(stories)} old idioms break)</span></h2>"
+        ),
+        f"<p>{_md(LEGEND)}</p>",
+        _table(
+            [
+                "problem",
+                "library",
+                "change",
+                "old idiom: pass → fail",
+                "cause",
+                "changed (metadata)",
+                "first bad release (bisected)",
+                "as the change says",
+                "modern idiom passes from",
+                "what the red cells mean",
+            ],
+            rows,
+        ),
+    ]
 
 
 def _changed_outcomes(outcomes: Sequence[Outcome], order: Sequence[str]) -> dict[str, int]:

@@ -7,14 +7,18 @@ from typing import TYPE_CHECKING
 from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.releases import markdown as releases_markdown
+from harness.reports.glance import glance, headline, since
+from harness.reports.idioms import LEGEND
 from harness.results import Status
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from harness.bisection import Finding
     from harness.drift import Trajectory
     from harness.history import Changes
+    from harness.reports.glance import Glance
+    from harness.reports.idioms import IdiomStory
     from harness.reports.summary import Summary
 
 _STATUSES = [s.value for s in Status]
@@ -81,6 +85,7 @@ def render(summary: Summary) -> str:
         f"sources: {', '.join(f'`{s}`' for s in summary.sources) or 'none'}"
     )
     out += ["", f"Era order: {' → '.join(f'`{c}`' for c in summary.order)}"]
+    out += ["", *render_glance(glance(summary))]
     out += ["", "## Environments", ""]
     present = {k for c in summary.combos for k in c.env.library_versions()}
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
@@ -123,6 +128,8 @@ def render(summary: Summary) -> str:
 
     if summary.models:
         out += ["", *render_models(summary), ""]
+    if summary.stories:
+        out += ["", *render_idioms(summary.stories)]
     out += ["", "## Drifted problems (the reference passes in one era, fails in a later one)", ""]
     if summary.drift:
         header = [
@@ -143,6 +150,11 @@ def render(summary: Summary) -> str:
     else:
         out.append(
             "None: every reference solution that passes somewhere passes in every later combo."
+            + (
+                " The old idioms' breaks are under “Where each idiom holds”."
+                if summary.stories
+                else ""
+            )
         )
 
     out += ["", "## Will break: deprecation warnings from passing executions", ""]
@@ -167,6 +179,95 @@ def render(summary: Summary) -> str:
     if summary.releases:
         out += ["", *releases_markdown(summary.releases)]
     return "\n".join(out) + "\n"
+
+
+def render_glance(g: Glance) -> list[str]:
+    """The first screen: how many problems, how many broke where, top causes, what is new."""
+    out = ["## At a glance", "", headline(g), ""]
+    header = ["combo", *[f"{s} failing" for s in g.sources]]
+    rows = []
+    for combo in g.order:
+        cells = []
+        for source in g.sources:
+            b = g.cell(combo, source)
+            if b is None or not b.env_ok:
+                cells.append("env_error" if b is not None else "–")
+            else:
+                cells.append(f"{b.failed} / {b.ran}" if b.ran else "–")
+        rows.append([f"`{combo}`", *cells])
+    out += ["Broke where (failing / ran, combos in era order):", ""]
+    out += _table(header, rows) if rows else ["No combos."]
+    out.append("")
+    if g.causes:
+        causes = "; ".join(
+            f"{c.cause} {c.total} ({', '.join(f'{s} {n}' for s, n in c.by_source)})"
+            for c in g.causes
+        )
+        out.append(f"Top causes of pass → fail steps: {causes}.")
+    else:
+        out.append("Top causes of pass → fail steps: none (nothing passes, then fails).")
+    out += ["", since(g.changes)]
+    if g.changes and g.changes.new_failures:
+        out += [
+            f"- new failure: `{i.combo}` `{i.problem_id}` {i.source}: {i.before} → {i.after}"
+            for i in g.changes.new_failures[:5]
+        ]
+        if len(g.changes.new_failures) > 5:
+            out.append(f"- … {len(g.changes.new_failures) - 5} more below")
+    return out
+
+
+def _idiom_row(s: IdiomStory) -> list[str]:
+    note = s.note
+    change = f"{note.kind}: `{note.old_api}` → `{note.new_api}`" if note else "–"
+    said = f"{s.library} {note.changed}" if note and note.changed else "–"
+    if s.old_breaks:
+        breaks = (
+            f"`{s.old_last_good}` → `{s.old_first_bad}` ({s.library} {s.old_bad_version or '?'})"
+        )
+    else:
+        breaks = s.old_class or "did not run"
+    agree = {True: "yes", False: "**no**", None: "–"}[s.agrees]
+    if s.modern_first_pass:
+        first = f"`{s.modern_first_pass}` ({s.library} {s.modern_first_version or '?'})"
+    else:
+        first = s.modern_class or "–"
+    return [
+        f"`{s.problem_id}`",
+        s.library,
+        change,
+        breaks,
+        s.cause or "–",
+        said,
+        s.first_bad_release or "–",
+        agree,
+        first,
+        ", ".join(f"`{c}`" for c in s.modern_red_before) or "–",
+    ]
+
+
+def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
+    """Per problem of ours: where the old idiom breaks, where the modern one starts."""
+    breaks = [s for s in stories if s.old_breaks]
+    out = ["## Where each idiom holds (problems of ours)", "", LEGEND, ""]
+    out += _table(
+        [
+            "problem",
+            "library",
+            "change",
+            "old idiom: pass → fail",
+            "cause",
+            "changed (metadata)",
+            "first bad release (bisected)",
+            "as the change says",
+            "modern idiom passes from",
+            "modern red before (not drift)",
+        ],
+        [_idiom_row(s) for s in stories],
+    )
+    out += ["", f"In words ({len(breaks)} old idioms break, {len(stories)} problems):", ""]
+    out += [f"- `{s.problem_id}`: {_cell(s.explanation, 400)}" for s in stories]
+    return out
 
 
 def _pct(value: float | None) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from harness.drift import DriftClass, Trajectory, WarningGroup, era_order, trajectories, will_break
 from harness.envs import EnvInfo
 from harness.problem import REFERENCE
+from harness.reports.idioms import ChangeNote, IdiomStory, stories
 from harness.results import SCHEMA_VERSION, Outcome, Status
 
 if TYPE_CHECKING:
@@ -65,6 +66,9 @@ class Summary:
     changes: Changes | None = None  # since the previous run
     models: Sequence[ModelReport] = ()
     releases: ReleaseNews | None = None  # from harness releases
+    # our problems' change notes, and where each of their idioms holds
+    notes: Sequence[ChangeNote] = ()
+    stories: Sequence[IdiomStory] = ()
 
     def finding(self, t: Trajectory) -> Finding | None:
         """The analysis of a drifted trajectory, when the run was bisected."""
@@ -115,6 +119,8 @@ class Summary:
             **({"changes": self.changes.to_dict()} if self.changes else {}),
             **({"models": [m.to_dict() for m in self.models]} if self.models else {}),
             **({"releases": self.releases.to_dict()} if self.releases else {}),
+            **({"notes": [n.to_dict() for n in self.notes]} if self.notes else {}),
+            **({"idioms": [s.to_dict() for s in self.stories]} if self.stories else {}),
         }
 
 
@@ -149,6 +155,7 @@ def summarise(
     outcomes: Sequence[Outcome],
     analysis: Mapping[tuple[str, str], Finding] | None = None,
     changes: Changes | None = None,
+    notes: Sequence[ChangeNote] = (),
 ) -> Summary:
     counts: dict[str, dict[str, Counter[str]]] = {c: {} for c in combo_ids}
     for o in outcomes:
@@ -168,6 +175,10 @@ def summarise(
         c.id: {**c.env.library_versions(), "python": c.env.python} for c in combos if c.env.ok
     }
     order = era_order(ids, versions)
+    ran = {o.problem_id for o in outcomes}
+    kept = sorted((n for n in notes if n.problem_id in ran), key=lambda n: n.problem_id)
+    found = trajectories(outcomes, order)
+    analysed = dict(analysis or {})
     return Summary(
         run_id=run_id,
         baseline=baseline,
@@ -176,8 +187,10 @@ def summarise(
         sources=sorted({o.source for o in outcomes}, key=_source_order),
         problems=len({o.problem_id for o in outcomes}),
         executions=sum(1 for o in outcomes if o.attempt == 0),
-        trajectories=trajectories(outcomes, order),
+        trajectories=found,
         warnings=will_break(outcomes),
-        analysis=dict(analysis or {}),
+        analysis=analysed,
         changes=changes,
+        notes=kept,
+        stories=stories(found, kept, analysed),
     )
