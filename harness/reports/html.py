@@ -18,7 +18,7 @@ from harness.drift import natural_key
 from harness.libraries import LIBRARIES
 from harness.problem import REFERENCE
 from harness.reports.glance import glance, headline, since
-from harness.reports.idioms import LEGEND, OLD
+from harness.reports.idioms import COLUMNS, LEGEND, OLD
 from harness.results import Status
 
 if TYPE_CHECKING:
@@ -404,15 +404,7 @@ def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
         f"<p>{_md(LEGEND)}</p>",
         _table(
             [
-                "problem",
-                "library",
-                "change",
-                "old idiom: pass → fail",
-                "cause",
-                "changed (metadata)",
-                "first bad release (bisected)",
-                "as the change says",
-                "modern idiom passes from",
+                *COLUMNS,
                 "what the red cells mean",
             ],
             rows,

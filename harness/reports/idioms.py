@@ -33,6 +33,19 @@ if TYPE_CHECKING:
 OLD = IDIOM_PREFIX + "old"
 _DRIFTING = (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE)
 _NOT_RUN = (Status.SKIPPED, Status.ENV_ERROR)
+# The columns both renderers share (each adds its own last one).
+COLUMNS = (
+    "problem",
+    "library",
+    "change",
+    "old idiom: pass → fail",
+    "cause",
+    "changed (metadata)",
+    "first bad release (bisected)",
+    "as the change says",
+    "modern idiom passes from",
+)
+
 LEGEND = (
     "Each problem of ours runs twice per combo: its reference (the modern idiom) and "
     "`idiom:old`. A red `idiom:old` cell after green ones is drift: the API change the "

@@ -8,7 +8,7 @@ from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.releases import markdown as releases_markdown
 from harness.reports.glance import glance, headline, since
-from harness.reports.idioms import LEGEND
+from harness.reports.idioms import COLUMNS, LEGEND
 from harness.results import Status
 
 if TYPE_CHECKING:
@@ -252,15 +252,7 @@ def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
     out = ["## Where each idiom holds (problems of ours)", "", LEGEND, ""]
     out += _table(
         [
-            "problem",
-            "library",
-            "change",
-            "old idiom: pass → fail",
-            "cause",
-            "changed (metadata)",
-            "first bad release (bisected)",
-            "as the change says",
-            "modern idiom passes from",
+            *COLUMNS,
             "modern red before (not drift)",
         ],
         [_idiom_row(s) for s in stories],
