@@ -103,6 +103,12 @@ def main() -> int:
             f"| {name} | {walls[name]:.0f} | {walls[name] / walls['unprotected']:.2f} | "
             f"{total:.0f} | {total / base_sum:.2f} | {len(differences[name])} |"
         )
+    if "sandbox only" in walls and "sandbox + guard" in walls:
+        # the guard's own cost: what it adds to the sandbox it runs in
+        print(
+            f"\nthe guard over the sandbox alone: {walls['sandbox + guard'] / walls['sandbox only'] - 1:+.0%}"
+            " wall clock"
+        )
     for name, changed in differences.items():
         for (problem, source), before, after, message in changed:
             print(f"{name}: {problem} {source}: {before} → {after} ({str(message)[:100]})")

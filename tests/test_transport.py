@@ -473,6 +473,31 @@ def test_an_extra_allowlist_adds_to_the_shipped_one() -> None:
     assert set(Allowlist.shipped().entries) < set(combined.entries)
 
 
+def test_allowlists_are_parsed_once_per_process() -> None:
+    extra = "mypackage.things:Thing call"
+    assert transport.shipped_allowlist() is transport.shipped_allowlist()
+    assert transport.shipped_allowlist(extra) is transport.shipped_allowlist(extra)
+    assert transport.shipped_allowlist(extra) is not transport.shipped_allowlist()
+
+
+def test_warming_looks_up_what_is_loaded_and_imports_nothing() -> None:
+    allowlist = Allowlist.parse(
+        "datetime:timedelta call build\n"
+        "collections:OrderedDict call build\n"
+        "harness_never_imported.module:Thing call build\n"
+        "datetime:no_such_name call\n"
+    )
+    transport.warm(allowlist)
+    assert allowlist.resolve(("datetime", "timedelta")) is dt.timedelta
+    assert ("datetime", "timedelta") in allowlist._resolved
+    assert allowlist._buildable[collections.OrderedDict] is True
+    assert dt.timedelta in transport._METHODS
+    assert "harness_never_imported.module" not in sys.modules
+    assert ("datetime", "no_such_name") not in allowlist._resolved
+    # what was warmed admits as before
+    assert Admission(dumps(dt.timedelta(2)), allowlist).load() == dt.timedelta(2)
+
+
 def test_admission_records_what_it_used() -> None:
     usage = Usage()
     Admission(dumps(dt.timedelta(1)), Allowlist(), usage).load()

@@ -23,10 +23,10 @@ import tempfile
 import time
 from typing import Callable
 
-from . import sandbox
+from . import guard, sandbox, transport
 from .execution import execute, prepare, report, reset_after_fork
 from .protocol import LAUNCHER, Json, describe_exit, exit_code, outcome
-from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_reseeding
+from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
 
 _KILL_GRACE = 0.5  # seconds to wait for pipes to close after the process has gone
 
@@ -178,6 +178,9 @@ class Scheduler:
             wanted.append("numpy.testing")
         self.preloaded, self.preload_failures = preload(wanted)
         warm_reseeding()
+        warm_pyplot()
+        if self.guard and any(not spec.get("trusted") for _, spec in queue):
+            guard.warm(transport.shipped_allowlist(self.batch.get("allowlist_extra", "")))
         for library in FORK_PROBES:
             if library in sys.modules and library not in self.fresh_only:
                 reason = fork_probe(library)

@@ -206,15 +206,39 @@ class Allowlist:
         return found
 
 
-_SHIPPED: List[Allowlist] = []
+_ALLOWLISTS: Dict[str, Allowlist] = {}  # by the text of the extra allowlist
 
 
 def shipped_allowlist(extra: str = "") -> Allowlist:
-    """The allowlist shipped with the harness (parsed once per process), plus ``extra``
-    (the text of a user's own allowlist file)."""
-    if not _SHIPPED:
-        _SHIPPED.append(Allowlist.shipped())
-    return _SHIPPED[0].merged(Allowlist.parse(extra, "extra allowlist")) if extra else _SHIPPED[0]
+    """The allowlist shipped with the harness plus ``extra`` (the text of a user's own
+    allowlist file), parsed once per process: a zygote's children inherit it."""
+    found = _ALLOWLISTS.get(extra)
+    if found is None:
+        shipped = _ALLOWLISTS.get("") or _ALLOWLISTS.setdefault("", Allowlist.shipped())
+        found = shipped.merged(Allowlist.parse(extra, "extra allowlist")) if extra else shipped
+        _ALLOWLISTS[extra] = found
+    return found
+
+
+def warm(allowlist: Allowlist) -> None:
+    """Before a zygote forks: look up the listed globals of the modules it has imported,
+    and what admitting their instances asks of each class, so that every execution
+    inherits the answers instead of finding them again. Only what is already there is
+    looked up: no module is imported, no module ``__getattr__`` runs."""
+    for key in allowlist.entries:
+        module = sys.modules.get(key[0])
+        head = key[1].split(".", 1)[0]
+        if module is None or head not in vars(module):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                found = allowlist.resolve(key)
+            except Exception:
+                continue
+        if isinstance(found, type):
+            allowlist.may_build(found)
+            _method_names(found, _METHODS)
 
 
 # -- the audit hook of the checker --------------------------------------------------------

@@ -84,6 +84,17 @@ FORK_PROBES = {
 _FORK_PROBE_TIMEOUT = 60.0
 
 
+def warm_pyplot() -> None:
+    """Start pyplot's backend once here (Agg: the environment sets it): otherwise each
+    child that draws, or that receives a figure, imports and starts it again."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    start = getattr(pyplot, "_get_backend_mod", None)
+    if start is not None:
+        with contextlib.suppress(Exception), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start()
+
+
 def warm_reseeding() -> None:
     """Reseed once here, so that each child's reseeding is cheap: NumPy's first
     ``seed()`` in a process costs ~15 ms (it sets up its entropy machinery), later
