@@ -12,6 +12,7 @@ import collections
 import contextlib
 import datetime as dt
 import decimal
+import gc
 import pickle
 import re
 import struct
@@ -496,6 +497,37 @@ def test_warming_looks_up_what_is_loaded_and_imports_nothing() -> None:
     assert ("datetime", "no_such_name") not in allowlist._resolved
     # what was warmed admits as before
     assert Admission(dumps(dt.timedelta(2)), allowlist).load() == dt.timedelta(2)
+
+
+GC_PROBE_SEEN: list[bool] = []
+
+
+class GcProbe:
+    """Notes, as it is rebuilt, whether the cycle collector runs."""
+
+    def __init__(self) -> None:
+        self.state = 1
+
+    def __setstate__(self, state: object) -> None:
+        GC_PROBE_SEEN.append(gc.isenabled())
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_admission_pauses_the_cycle_collector_and_leaves_it_as_it_was(collecting: bool) -> None:
+    seen = GC_PROBE_SEEN
+    seen.clear()
+    allowlist = Allowlist.parse(f"{__name__}:GcProbe call build\n")
+    was = gc.isenabled()
+    try:
+        (gc.enable if collecting else gc.disable)()
+        transport.admit(pickle.dumps(GcProbe(), protocol=4), allowlist)
+        assert seen == [False]  # paused while the value was built
+        assert gc.isenabled() is collecting
+        with pytest.raises(RefusedError):
+            transport.admit(pickle.dumps(print, protocol=4), allowlist)
+        assert gc.isenabled() is collecting
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 def test_admission_records_what_it_used() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import ctypes
+import gc
 import importlib
 import json
 import os
@@ -438,6 +439,9 @@ class Guard:
         report: Json = {"kind": "raised", "type": "RuntimeError", "message": "the sandbox failed"}
         blobs: list[bytes] = []
         try:
+            # What this process inherited is never collected here: a collection would
+            # write to (and so copy) every page that holds the check's objects.
+            gc.freeze()
             for fd in self.close_fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import copyreg
 import functools
+import gc
 import importlib
 import io
 import os
@@ -555,6 +556,10 @@ class Admission:
             raise RefusedError("the value", "is larger than %d bytes" % MAX_BYTES)
         _install_hook()
         previous, _ACTIVE[0] = _ACTIVE[0], self
+        # A value is thousands of new objects (a figure, tens of thousands): collecting
+        # cycles while they are made would walk them again and again, for nothing.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             # Warnings a library raises while rebuilding a value are not the solution's
             # (an unprotected run never unpickles), and showing one reads source files.
@@ -576,6 +581,8 @@ class Admission:
             raise UnreadableError("%s: %s" % (type(exc).__name__, str(exc)[:300])) from None
         finally:
             _ACTIVE[0] = previous
+            if collecting:
+                gc.enable()
         if self.violation is not None:
             raise self.violation
         return value
