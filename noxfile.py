@@ -107,3 +107,19 @@ def validate_problems(session: nox.Session) -> None:
         "results/validation.json",
         *session.posargs,
     )
+
+
+@nox.session
+def screenshot(session: nox.Session) -> None:
+    """docs/report.png: the default job's report.html, first screen, in headless Chromium.
+
+    The README's screenshot: the default run (``harness run``, our problems in the embedded
+    matrix), then the browser test of report.html pointed at it."""
+    _install_harness(session, "test")
+    results = Path(session.create_tmp()) / "results"
+    session.run("harness", "run", "--results", str(results), "--run-id", "readme", "--no-history")
+    session.run(
+        "pytest",
+        "tests/test_html.py::test_report_in_a_headless_browser",
+        env={"HARNESS_SCREENSHOT_OF": str(results / "readme"), "CI": "1"},
+    )

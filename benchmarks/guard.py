@@ -3,13 +3,16 @@
     python benchmarks/guard.py [--combo ds1000-2024] [--limit N] [--models codex002,...]
     python benchmarks/guard.py --combo latest --skip "sandbox only"   # equivalence only
 
-Runs DS-1000 (references and the published model answers) in one combo three times,
-one after the other in this one invocation: as shipped (sandbox + guard), sandbox
-only (``--no-guard``), and neither (``--no-sandbox --no-guard``, the executor before
-either existed). Prints, per configuration, wall-clock time and the sum of the
-executions' own durations, as ratios to the unprotected run; and every execution
-whose status differs from the unprotected run's, which must be none but the ones the
-protection exists for (answers that reach outside their sandbox).
+Runs DS-1000 (references and the published model answers) in one combo three times in
+this one invocation: as shipped (sandbox + guard), sandbox only (``--no-guard``), and
+neither (``--no-sandbox --no-guard``, the executor before either existed). The three
+take turns library by library (pandas under each, then NumPy under each, …, the order
+rotating), so that a machine that gets busier or quieter during the half hour weighs on
+all three alike; ``--whole`` runs each configuration in one go instead. Prints, per
+configuration, wall-clock time and the sum of the executions' own durations, as ratios to
+the unprotected run; and every execution whose status differs from the unprotected run's,
+which must be none but the ones the protection exists for (answers that reach outside
+their sandbox).
 """
 
 from __future__ import annotations
@@ -32,7 +35,13 @@ CONFIGS = {
 }
 
 
-def run(config: list[str], args: argparse.Namespace, results: Path, run_id: str) -> float:
+# DS-1000's libraries, the slices the configurations take turns on
+LIBRARIES = ("Pandas", "Numpy", "Matplotlib", "Tensorflow", "Scipy", "Sklearn", "Pytorch")
+
+
+def run(
+    config: list[str], args: argparse.Namespace, results: Path, run_id: str, library: str = ""
+) -> float:
     answers = [str(DATA / "answers" / f"{m}-answers.jsonl") for m in args.models.split(",") if m]
     command = [
         sys.executable, "-m", "harness", "run",
@@ -43,6 +52,7 @@ def run(config: list[str], args: argparse.Namespace, results: Path, run_id: str)
         "--no-history", "--quiet",
         "-j", str(args.jobs),
         *(["--limit", str(args.limit)] if args.limit else []),
+        *(["--library", library] if library else []),
         *[a for path in answers for a in ("--answers", path)],
         *config,
     ]  # fmt: skip
@@ -66,6 +76,10 @@ def main() -> int:
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--results", help="keep the runs here (default: a temporary dir)")
     parser.add_argument(
+        "--whole", action="store_true",
+        help="each configuration in one run, one after the other (not library by library)",
+    )  # fmt: skip
+    parser.add_argument(
         "--skip", action="append", default=[], choices=[c for c in CONFIGS if c != "unprotected"],
         help="leave out a configuration (e.g. for an equivalence check only)",
     )  # fmt: skip
@@ -77,15 +91,19 @@ def main() -> int:
         results = Path(args.results or tmp)
         # build (or reuse) the env first, so that no configuration pays for it
         run([], argparse.Namespace(**{**vars(args), "limit": 1}), results, "warm-up")
-        walls, runs = {}, {}
-        for name, config in CONFIGS.items():
-            if name in args.skip:
-                continue
-            run_id = name.replace(" + ", "-").replace(" ", "-")
-            walls[name] = run(config, args, results, run_id)
-            runs[name] = outcomes(results / run_id / f"{args.combo}.jsonl")
+        chosen = [name for name in CONFIGS if name not in args.skip]
+        walls = dict.fromkeys(chosen, 0.0)
+        runs: dict[str, dict[tuple[str, str], dict[str, Any]]] = {n: {} for n in chosen}
+        slices = [""] if args.whole else list(LIBRARIES)
+        for turn, library in enumerate(slices):
+            for name in chosen[turn % len(chosen) :] + chosen[: turn % len(chosen)]:
+                run_id = name.replace(" + ", "-").replace(" ", "-")
+                run_id += f"-{library.lower()}" if library else ""
+                walls[name] += run(CONFIGS[name], args, results, run_id, library)
+                runs[name].update(outcomes(results / run_id / f"{args.combo}.jsonl"))
     base = runs["unprotected"]
-    print(f"{len(base)} executions per configuration ({args.combo}, -j {args.jobs})\n")
+    how = "each configuration whole" if args.whole else "taking turns library by library"
+    print(f"{len(base)} executions per configuration ({args.combo}, -j {args.jobs}, {how})\n")
     print(
         "| configuration | wall clock (s) | ratio | sum of executions (s) | ratio | status differences |"
     )

@@ -92,6 +92,19 @@ def test_report_in_a_headless_browser(tmp_path: Path) -> None:
     )
     assert shot.returncode == 0
     assert (tmp_path / "report.png").stat().st_size > 10_000
+    # `nox -s screenshot`: the README's picture, of a real run's report
+    real = os.environ.get("HARNESS_SCREENSHOT_OF")
+    if real:
+        picture = Path(__file__).resolve().parents[1] / "docs" / "report.png"
+        shot = browse(
+            Path(real, "report.html").resolve(),
+            tmp_path,
+            "--screenshot=" + str(picture),
+            "--window-size=1200,900",
+            "--hide-scrollbars",
+        )
+        assert shot.returncode == 0, shot.stderr[-2000:]
+        assert picture.stat().st_size > 10_000
 
 
 def test_the_first_screen_and_the_idioms_in_report_html(tmp_path: Path) -> None:
