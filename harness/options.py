@@ -164,7 +164,10 @@ SELECT_PROBLEMS = (
 # -- where things are ------------------------------------------------------------------------
 
 RESULTS = Option(("--results",), default="results", help="results root (default: %(default)s)")
-RUN_ID = Option(("--run-id",), help="results/<run-id>/ (default: a UTC timestamp)")
+RUN_ID = Option(
+    ("--run-id",),
+    help="results/<run-id>/: lowercase letters, digits, - and _ (default: a UTC timestamp)",
+)
 RUN_DIR = Option(("run_dir",), help="results/<run-id>")
 ENV_DIR = Option(
     ("--env-dir",),

@@ -200,7 +200,7 @@ def plan(
     )
     run_id = run_id or new_run_id()
     if not ID_PATTERN.match(run_id.replace("_", "-")):
-        raise UsageError(f"--run-id {run_id!r}: use letters, digits, '-' and '_'")
+        raise UsageError(f"--run-id {run_id!r}: use lowercase letters, digits, '-' and '_'")
     options = RunOptions(
         jobs=jobs,
         timeout=request.timeout or matrix.timeout,

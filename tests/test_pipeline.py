@@ -128,7 +128,12 @@ def test_shards_split_the_problems(inputs: RunRequest, tmp_path: Path) -> None:
             {},
             "no problems selected (check --library, --problem-id, --limit, --shard)",
         ),
-        ({}, {"run_id": "a b"}, "--run-id 'a b': use letters, digits, '-' and '_'"),
+        ({}, {"run_id": "a b"}, "--run-id 'a b': use lowercase letters, digits, '-' and '_'"),
+        (
+            {},
+            {"run_id": "Nightly"},
+            "--run-id 'Nightly': use lowercase letters, digits, '-' and '_'",
+        ),
         (
             {"guard_allowlist": "/nonexistent"},
             {},
