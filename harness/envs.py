@@ -366,12 +366,7 @@ class EnvBuilder:
 def _uv_message(proc: subprocess.CompletedProcess[str]) -> str:
     """uv's own explanation as one paragraph, without its decoration and prefixes."""
     text = (proc.stderr or proc.stdout or f"uv exited with status {proc.returncode}").strip()
-    parts = []
-    for raw in text.splitlines():
-        line = re.sub(r"^[\s×├╰─▶│]+", "", raw).strip()
-        line = re.sub(r"^(error|cause|caused by|hint):\s*", "", line, flags=re.IGNORECASE)
-        if line:
-            parts.append(line)
+    parts = interpreters.uv_lines(text)
     if not parts:
         return f"uv exited with status {proc.returncode}"
     head, *rest = parts

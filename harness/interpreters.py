@@ -144,14 +144,21 @@ def local(wanted: str) -> Interpreter | None:
     return None
 
 
-def one_line(text: str, limit: int = 300) -> str:
-    """uv's message as one line: its first line and its last cause, without decoration."""
+def uv_lines(text: str) -> list[str]:
+    """uv's message, line by line, without its tree drawing and its ``error:``/``hint:``
+    prefixes; blank lines dropped."""
     lines = []
     for raw in text.splitlines():
         line = re.sub(r"^[\s×├╰─▶│]+", "", raw).strip()
         line = re.sub(r"^(error|cause|caused by|hint|warning):\s*", "", line, flags=re.IGNORECASE)
         if line:
             lines.append(line)
+    return lines
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """uv's message as one line: its first line and its last cause, without decoration."""
+    lines = uv_lines(text)
     if not lines:
         return ""
     joined = lines[0] if len(lines) == 1 else f"{lines[0].rstrip('.:')}: {lines[-1]}"

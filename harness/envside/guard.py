@@ -60,12 +60,6 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             raise PermissionError("the sandbox does not allow reading %s" % path)
 
 
-def warm(allowlist: transport.Allowlist) -> None:
-    """Before a zygote forks executions whose solutions the guard runs apart: what every
-    check of returned values needs, looked up once (the children inherit it)."""
-    transport.warm(allowlist)
-
-
 def arm_audit() -> None:
     """Install the audit hook; it cannot be removed for the life of the process."""
     sys.addaudithook(_audit)

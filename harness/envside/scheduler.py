@@ -23,7 +23,7 @@ import tempfile
 import time
 from typing import Callable
 
-from . import guard, sandbox, transport
+from . import sandbox, transport
 from .execution import execute, prepare, report, reset_after_fork
 from .protocol import LAUNCHER, Json, describe_exit, exit_code, outcome
 from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
@@ -180,7 +180,8 @@ class Scheduler:
         warm_reseeding()
         warm_pyplot()
         if self.guard and any(not spec.get("trusted") for _, spec in queue):
-            guard.warm(transport.shipped_allowlist(self.batch.get("allowlist_extra", "")))
+            # what checking returned values needs, looked up once for every child
+            transport.warm(transport.shipped_allowlist(self.batch.get("allowlist_extra", "")))
         for library in FORK_PROBES:
             if library in sys.modules and library not in self.fresh_only:
                 reason = fork_probe(library)
