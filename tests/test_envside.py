@@ -405,3 +405,75 @@ def test_warnings_from_deprecation_decorators_name_the_decorated_module(tmp_path
     assert outcome["warnings"] == [
         {"category": "FutureWarning", "message": "old is deprecated", "module": "newlib"}
     ]
+
+
+# -- the guard: one solution process per execution, however often the check runs it ----
+
+# The check runs the solution on three inputs, as DS-1000's checks do, and fails with
+# what it saw so that the test can read it.
+THREE_RUNS = textwrap.dedent("""
+    import os
+    def test_execution(solution):
+        seen = []
+        for i in range(3):
+            env = {"x": i, "shared": [i], "alias": None}
+            env["alias"] = env["shared"]
+            HELPER
+            exec(solution, env)
+            assert env["result"] == (i + 1, True), (i, env["result"])
+            seen.append((env["pid"], env["pid"] != os.getpid()))
+        raise AssertionError(repr(seen))
+""")
+ECHO = (
+    "import os\n"
+    "alias.append('touched')\n"
+    "result = (x + 1, shared[-1] == 'touched')\n"
+    "pid = os.getpid()\n"
+)
+
+
+def pids_seen(outcome: dict[str, Any]) -> list[tuple[int, bool]]:
+    assert outcome["status"] == "fail", outcome
+    seen: list[tuple[int, bool]] = eval(outcome["message"])  # noqa: S307 - our own repr
+    assert all(apart for _, apart in seen)  # never in the checker's own process
+    return seen
+
+
+def test_the_solutions_process_serves_each_run_of_the_check(tmp_path: Path) -> None:
+    (outcome,) = run_batch(
+        tmp_path, [ECHO], context=THREE_RUNS.replace("HELPER", "pass"), trusted=False
+    )
+    # one process, which started from the checker's state each time: its input, and
+    # values that share an object still sharing it
+    assert len({pid for pid, _ in pids_seen(outcome)}) == 1
+
+
+def test_values_that_cannot_travel_get_a_process_of_their_own(tmp_path: Path) -> None:
+    # a function the check defined: pickle cannot name it outside the checker
+    context = THREE_RUNS.replace("HELPER", "env['helper'] = lambda: 0")
+    (outcome,) = run_batch(tmp_path, [ECHO + "helper()\n"], context=context, trusted=False)
+    assert len({pid for pid, _ in pids_seen(outcome)}) == 3
+
+
+@pytest.mark.parametrize(
+    ("second_run", "status", "exc_type"),
+    [
+        ("import os\nos._exit(3)", "crash", None),
+        ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "crash", "SIGKILL"),
+        ("raise ValueError('second')", "error", "ValueError"),
+        ("result = 4", "fail", "AssertionError"),
+    ],
+)
+def test_a_later_run_ends_the_execution_as_a_first_run_would(
+    tmp_path: Path, second_run: str, status: str, exc_type: str | None
+) -> None:
+    context = textwrap.dedent("""
+        def test_execution(solution):
+            for i in range(3):
+                env = {"i": i}
+                exec(solution, env)
+                assert env["result"] == 3
+    """)
+    solution = "result = 3\nif i == 1:\n" + textwrap.indent(second_run, "    ")
+    (outcome,) = run_batch(tmp_path, [solution], context=context, trusted=False)
+    assert (outcome["status"], outcome["exc_type"]) == (status, exc_type), outcome

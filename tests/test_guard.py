@@ -23,7 +23,8 @@ def read(data: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
     read_fd, write_fd = os.pipe()
     os.write(write_fd, data)
     os.close(write_fd)
-    return guard._read_report(read_fd)
+    with os.fdopen(read_fd, "rb") as reports:
+        return guard._read_report(reports)
 
 
 def test_a_report_travels_whole() -> None:

@@ -176,3 +176,32 @@ def test_a_figure_with_a_lambda_comes_back_from_an_untrusted_solution(
         tmp_path, [solution], context=FIGURE_CONTEXT, python=str(env.python_exe), trusted=False
     )
     assert (outcome["status"], outcome.get("note", "")) == ("pass", ""), outcome
+
+
+# The check seeds NumPy's global generator and runs the solution three times; a process
+# forked for each run would start from the check's state, and so must the one that serves
+# all three (guard._Resident): its first draw after each seed is the seeded one. A figure
+# the first run leaves open is not there in the second (the checker closed its own).
+RESEEDED_CONTEXT = textwrap.dedent("""
+    import numpy as np
+    import matplotlib.pyplot as plt
+    def test_execution(solution):
+        for seed in range(3):
+            np.random.seed(seed)
+            env = {"np": np, "plt": plt}
+            exec(solution, env)
+            assert env["result"] == (np.random.RandomState(seed).rand(), 1), env["result"]
+            plt.close("all")
+""")
+
+
+@pytest.mark.parametrize("isolation", ["zygote", "fresh"])
+def test_each_run_of_an_untrusted_solution_starts_from_the_checks_random_state(
+    env: EnvInfo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolation: str
+) -> None:
+    monkeypatch.setattr(test_envside, "ISOLATION", isolation)
+    solution = "plt.figure()\nresult = (np.random.rand(), len(plt.get_fignums()))"
+    (outcome,) = test_envside.run_batch(
+        tmp_path, [solution], context=RESEEDED_CONTEXT, python=str(env.python_exe), trusted=False
+    )
+    assert (outcome["status"], outcome.get("note", "")) == ("pass", ""), outcome

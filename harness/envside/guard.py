@@ -13,6 +13,7 @@ neither patch the checker, nor read the expected answer, nor reach past its sand
 
 from __future__ import annotations
 
+import array
 import builtins
 import contextlib
 import ctypes
@@ -20,12 +21,17 @@ import gc
 import importlib
 import json
 import os
+import pickle
+import random
 import re
 import shutil
 import signal
+import socket
+import struct
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, NoReturn
+import types
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from . import sandbox, transport
 from .protocol import RUNS_SOLUTION, Json
@@ -151,38 +157,37 @@ def _frame(header: Json, blobs: list[bytes]) -> bytes:
     return b"".join(parts)
 
 
-def _read_report(fd: int) -> tuple[Json, list[bytes]] | None:
-    """The solution's report, or None if its process ended before sending a whole one."""
-    with os.fdopen(fd, "rb") as fh:
-        header = _read_part(fh)
-        if header is None:
+def _read_report(fh: BinaryIO) -> tuple[Json, list[bytes]] | None:
+    """The solution's next report, or None if its process ended before sending a whole one."""
+    header = _read_part(fh)
+    if header is None:
+        return None
+    try:
+        report = json.loads(header.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(report, dict):
+        return None
+    count = 0
+    if report.get("kind") == "ok":
+        values, figures = report.get("values"), report.get("figures")
+        if not isinstance(values, list) or not isinstance(figures, int) or figures < 0:
             return None
-        try:
-            report = json.loads(header.decode("utf-8"))
-        except ValueError:
+        bundle = report.get("bundle")
+        if bundle is not None and not isinstance(bundle, list):
             return None
-        if not isinstance(report, dict):
+        # values, then the bundle of figures, or else each figure on its own
+        count = len(values) + (1 if bundle is not None else figures)
+    blobs = []
+    total = len(header)
+    for _ in range(count):
+        blob = _read_part(fh)
+        if blob is None:
             return None
-        count = 0
-        if report.get("kind") == "ok":
-            values, figures = report.get("values"), report.get("figures")
-            if not isinstance(values, list) or not isinstance(figures, int) or figures < 0:
-                return None
-            bundle = report.get("bundle")
-            if bundle is not None and not isinstance(bundle, list):
-                return None
-            # values, then the bundle of figures, or else each figure on its own
-            count = len(values) + (1 if bundle is not None else figures)
-        blobs = []
-        total = len(header)
-        for _ in range(count):
-            blob = _read_part(fh)
-            if blob is None:
-                return None
-            total += len(blob)
-            if total > _MAX_RESPONSE:
-                return None
-            blobs.append(blob)
+        total += len(blob)
+        if total > _MAX_RESPONSE:
+            return None
+        blobs.append(blob)
     return report, blobs
 
 
@@ -195,6 +200,133 @@ def _read_part(fh: Any) -> bytes | None:
         return None
     data = fh.read(size)
     return data if len(data) == size else None
+
+
+def _send(fd: int, report: Json, blobs: list[bytes]) -> bool:
+    """Write a report whole; False if the checker is no longer there to read it."""
+    data = _frame(report, blobs)
+    try:
+        while data:
+            data = data[_write(fd, data) :]
+    except OSError:
+        return False
+    return True
+
+
+_write, _loads = os.write, pickle.loads  # bound at import, as _quote above
+
+
+# -- the requests a resident solution process serves --------------------------------------
+
+
+class _Resident:
+    """The solution's process of this execution, kept after its first run: the check's
+    next runs of the solution are sent to it as requests instead of forking again.
+
+    Each request carries the pipe its report goes back on, which the resident closes
+    once it has written the report: a report cut short ends at the end of its pipe, as
+    it did when a process ended after its one report."""
+
+    def __init__(self, pid: int, requests: socket.socket) -> None:
+        self.pid = pid
+        self.requests = requests
+
+
+_LENGTH = struct.Struct("!Q")
+
+
+def _send_request(requests: socket.socket, request: bytes, report_fd: int) -> None:
+    """The request's length, with the write end of its report's pipe, then the request."""
+    head = _LENGTH.pack(len(request))
+    fds = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [report_fd]))]
+    sent = requests.sendmsg([head], fds, socket.MSG_NOSIGNAL)
+    requests.sendall(head[sent:] + request, socket.MSG_NOSIGNAL)
+
+
+def _receive_request(requests: socket.socket) -> tuple[bytes, int] | None:
+    """The next request and the descriptor its report goes to; None once the checker is
+    done (the socket closed) or sends something else."""
+    head, ancillary, _, _ = requests.recvmsg(_LENGTH.size, socket.CMSG_SPACE(4))
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+    if len(fds) != 1:
+        return None
+    head = _read_exactly(requests, _LENGTH.size - len(head), head)
+    if len(head) != _LENGTH.size:
+        return None
+    request = _read_exactly(requests, _LENGTH.unpack(head)[0])
+    return request, fds[0]
+
+
+def _read_exactly(requests: socket.socket, size: int, data: bytes = b"") -> bytes:
+    chunks = [data]
+    while size > 0:
+        chunk = requests.recv(min(size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _request(code: str, env: dict[str, Any]) -> bytes | None:
+    """What a resident needs to run ``code`` in ``env`` as a process forked now would:
+    the code, the values (in one pickle, so that values that share an array still share
+    it), the modules by name, and the global random states a fork would inherit.
+
+    None when something cannot travel — a function or class the check defined itself
+    (pickle finds it by name, and in the resident that name is gone), builtins of the
+    check's choosing: then a new process is forked, as for the first run. Only the
+    checker's own values are pickled here, and only the (untrusted) resident reads them.
+    """
+    if "__builtins__" in env:
+        return None
+    values: dict[str, Any] = {}
+    modules: dict[str, str] = {}
+    for name, value in env.items():
+        if isinstance(value, types.ModuleType):
+            modules[name] = value.__name__
+        else:
+            values[name] = value
+    try:
+        return pickle.dumps((code, values, modules, _random_states()), protocol=4)
+    except Exception:
+        return None
+
+
+def _random_states() -> dict[str, Any]:
+    """The states of the libraries' global generators here, which a process forked now
+    would start from. (Not ``random``'s: it reseeds itself in a forked process.)"""
+    states: dict[str, Any] = {}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        with contextlib.suppress(Exception):
+            states["numpy"] = numpy.random.get_state()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        with contextlib.suppress(Exception):
+            states["torch"] = torch.get_rng_state()
+    return states
+
+
+def _set_random_states(states: dict[str, Any]) -> None:
+    random.seed()  # as after a fork
+    if "numpy" in states:
+        sys.modules["numpy"].random.set_state(states["numpy"])
+    if "torch" in states:
+        sys.modules["torch"].set_rng_state(states["torch"])
+
+
+def _open_figures() -> bool:
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return False
+    try:
+        return bool(pyplot.get_fignums())
+    except Exception:
+        return True
 
 
 class RemoteError(Exception):
@@ -337,6 +469,7 @@ class Guard:
         self._lines = [line.strip() for line in solution.splitlines() if line.strip()]
         self._exec = builtins.exec
         self._nproc = 0
+        self._resident: _Resident | None = None  # the solution's process, once forked
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -361,17 +494,31 @@ class Guard:
             self._exec(code, globals_, locals_)
             return
         self.engaged = True
-        reason = _unforkable()
-        if reason:
-            # Forking now would hang or abort the solution's process; it runs here, in
-            # the sandbox still, and its outcome says so.
-            self.unguarded = reason
-            self._exec(code, globals_, locals_)
-            return
         env = globals_ if isinstance(globals_, dict) else {}
-        self._run_apart(code, env)
+        received = self._ask_resident(code, env)
+        if received is None:
+            reason = _unforkable()
+            if reason:
+                # Forking now would hang or abort the solution's process; it runs here, in
+                # the sandbox still, and its outcome says so.
+                self.unguarded = reason
+                self._exec(code, globals_, locals_)
+                return
+            received = self._fork(code, env)
+        report, blobs = received
+        if self.recorder is not None:
+            for record in report.get("warnings", [])[:100]:
+                if isinstance(record, dict) and all(
+                    isinstance(record.get(k), str) for k in ("category", "message", "module")
+                ):
+                    self.recorder.add({k: record[k] for k in ("category", "message", "module")})
+        if report.get("kind") == "raised":
+            _reraise(report)
+        self._apply(report, blobs, env)
 
-    def _run_apart(self, code: str, env: dict[str, Any]) -> None:
+    def _fork(self, code: str, env: dict[str, Any]) -> tuple[Json, list[bytes]]:
+        """Run the solution in a new process forked from this one; it stays, as the
+        resident, for the execution's next runs of the solution."""
         if self.sandboxed:
             if not _NAMESPACE:
                 _NAMESPACE.append(_Namespace(float(self.limits.get("timeout", 120))))
@@ -380,10 +527,18 @@ class Guard:
             if self.limits.get("task_cap") == "rlimit" and not self._nproc:
                 self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
         read_fd, write_fd = os.pipe()
+        # requests go over a socket: sent with MSG_NOSIGNAL, a request to a process that
+        # has ended is an error here, not a SIGPIPE that would end the check
+        asking, answering = socket.socketpair()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         parent = os.getpid()
+        # While the solution's process lives, every page either process writes is copied:
+        # a collection here walks (and so writes) every object the two still share.
+        # Frozen, they are left alone on both sides (garbage the check made before this is
+        # not collected in this short-lived process: memory, nothing else).
+        gc.freeze()
         namespace = _NAMESPACE[0] if self.sandboxed else None
         if namespace is not None:
             namespace.enter()
@@ -405,37 +560,78 @@ class Guard:
                 else:
                     sandbox.die_with_parent(parent)
                 os.close(read_fd)
-                self._solution(code, env, write_fd)
+                asking.close()
+                self._solution(code, env, write_fd, answering)
             finally:
                 os._exit(70)
         os.close(write_fd)
-        received = _read_report(read_fd)
+        answering.close()
+        # The process stays, waiting for the next request; it ends when the request
+        # socket closes (``_retire``) or with this process (it dies with its parent).
+        self._resident = _Resident(pid, asking)
+        with os.fdopen(read_fd, "rb") as reports:
+            received = _read_report(reports)
         if received is None:
-            _, status = os.waitpid(pid, 0)
-            _die_like(status)
-        # With the report in hand there is no need to wait for the solution's process to
-        # finish exiting: it is in this execution's process group, which the runner kills
-        # when the execution ends.
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        report, blobs = received
-        if self.recorder is not None:
-            for record in report.get("warnings", [])[:100]:
-                if isinstance(record, dict) and all(
-                    isinstance(record.get(k), str) for k in ("category", "message", "module")
-                ):
-                    self.recorder.add({k: record[k] for k in ("category", "message", "module")})
-        if report.get("kind") == "raised":
-            _reraise(report)
-        self._apply(report, blobs, env)
+            self._crashed()
+        return received
 
-    def _solution(self, code: str, env: dict[str, Any], write_fd: int) -> None:
+    def _ask_resident(self, code: str, env: dict[str, Any]) -> tuple[Json, list[bytes]] | None:
+        """The solution run again in the process that ran it before (a fork per run of
+        the solution is most of what the guard costs), or None when a new process must
+        run it: there is none yet, the values cannot travel, figures are open here (a
+        fork would inherit them), or it declined (it could not rebuild the request)."""
+        resident = self._resident
+        if resident is None:
+            return None
+        request = _request(code, env)
+        if request is None or _open_figures():
+            self._retire()
+            return None
+        read_fd, write_fd = os.pipe()
+        try:
+            try:
+                _send_request(resident.requests, request, write_fd)
+            finally:
+                os.close(write_fd)
+        except OSError:
+            os.close(read_fd)
+            self._retire()  # it ended after its last report: a new process runs this one
+            return None
+        with os.fdopen(read_fd, "rb") as reports:
+            received = _read_report(reports)
+        if received is None:
+            self._crashed()
+        if received[0].get("kind") == "declined":
+            self._retire()
+            return None
+        return received
+
+    def _retire(self) -> None:
+        """Let the resident go: its request socket closes, and it ends."""
+        resident, self._resident = self._resident, None
+        if resident is not None:
+            resident.requests.close()
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(resident.pid, os.WNOHANG)
+
+    def _crashed(self) -> NoReturn:
+        """The solution's process closed its report's pipe without a whole report: it
+        ended (the solution crashed it), or it lies. Either way the execution ends as
+        that process did, killed if it had not ended yet."""
+        assert self._resident is not None
+        with contextlib.suppress(OSError):
+            os.kill(self._resident.pid, signal.SIGKILL)  # an ended process keeps its status
+        _, status = os.waitpid(self._resident.pid, 0)
+        _die_like(status)
+
+    def _solution(
+        self, code: str, env: dict[str, Any], write_fd: int, requests: socket.socket
+    ) -> None:
+        """The solution's process: the first run, then each run the checker asks for."""
         report: Json = {"kind": "raised", "type": "RuntimeError", "message": "the sandbox failed"}
         blobs: list[bytes] = []
+        sent = False
         try:
-            # What this process inherited is never collected here: a collection would
-            # write to (and so copy) every page that holds the check's objects.
-            gc.freeze()
             for fd in self.close_fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -443,38 +639,72 @@ class Guard:
                 sandbox.drop_privileges()
                 sandbox.limit(int(self.limits.get("fsize_mb", 1024)), self._nproc)
             before = transport.snapshot(env)
-            scrub([code, env, self, write_fd, before])
+            scrub([code, env, self, write_fd, requests, before])
             arm_audit()
-            recorded = len(self.recorder.items) if self.recorder is not None else 0
-            try:
-                self._exec(code, env)
-                report, blobs = transport.outputs(env, before)
-            except BaseException as exc:
-                frames = traceback.extract_tb(exc.__traceback__)[-4:]
-                report = {
-                    "kind": "raised",
-                    "type": type(exc).__qualname__
-                    if type(exc).__module__ == "builtins"
-                    else "%s.%s" % (type(exc).__module__, type(exc).__qualname__),
-                    "message": str(exc)[:2000],
-                    "traceback": "\n".join(
-                        "%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames
-                    ),
-                }
-                blobs = []
-            if self.recorder is not None:
-                report["warnings"] = list(self.recorder.items[recorded:])
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(BaseException):
-                    stream.flush()
+            report, blobs = self._run(code, env, before)
+            del env, before, code
+            sent = _send(write_fd, report, blobs)
+            os.close(write_fd)
+            while sent:
+                received = _receive_request(requests)
+                if received is None:
+                    break  # the checker is done with this process
+                request, report_fd = received
+                report, blobs = self._serve(request)
+                _send(report_fd, report, blobs)
+                os.close(report_fd)
+                if report.get("kind") == "declined":
+                    break
         finally:
             try:
-                data = _frame(report, blobs)
-                with contextlib.suppress(OSError):
-                    while data:
-                        data = data[os.write(write_fd, data) :]
+                if not sent:
+                    _send(write_fd, report, blobs)
             finally:
                 os._exit(0)
+
+    def _serve(self, request: bytes) -> tuple[Json, list[bytes]]:
+        """One more run: the values, modules and random states as a process forked now
+        from the checker would have them."""
+        try:
+            code, values, modules, states = _loads(request)
+            env = dict(values)
+            for name, module in modules.items():
+                env[name] = sys.modules.get(module) or importlib.import_module(module)
+            _set_random_states(states)
+            pyplot = sys.modules.get("matplotlib.pyplot")
+            if pyplot is not None:
+                pyplot.close("all")  # the checker had none open (else it would fork)
+            before = transport.snapshot(env)
+        except BaseException:
+            return {"kind": "declined"}, []
+        return self._run(code, env, before)
+
+    def _run(
+        self, code: str, env: dict[str, Any], before: dict[str, Any]
+    ) -> tuple[Json, list[bytes]]:
+        recorded = len(self.recorder.items) if self.recorder is not None else 0
+        try:
+            self._exec(code, env)
+            report, blobs = transport.outputs(env, before)
+        except BaseException as exc:
+            frames = traceback.extract_tb(exc.__traceback__)[-4:]
+            report = {
+                "kind": "raised",
+                "type": type(exc).__qualname__
+                if type(exc).__module__ == "builtins"
+                else "%s.%s" % (type(exc).__module__, type(exc).__qualname__),
+                "message": str(exc)[:2000],
+                "traceback": "\n".join(
+                    "%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames
+                ),
+            }
+            blobs = []
+        if self.recorder is not None:
+            report["warnings"] = list(self.recorder.items[recorded:])
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(BaseException):
+                stream.flush()
+        return report, blobs
 
     def _apply_bundle(
         self, rest: list[bytes], bundled: list[str], env: dict[str, Any]
