@@ -357,3 +357,16 @@ ALLOWLIST = Option(
 REPLACE = Option(
     ("--replace",), action="store_true", help="start over instead of adding to the file"
 )
+
+# -- repair ----------------------------------------------------------------------------------
+
+NO_VERIFY = Option(
+    ("--no-verify",),
+    action="store_true",
+    help="propose and write the repairs without running them through the matrix",
+)
+IN_PLACE = Option(
+    ("--in-place",),
+    action="store_true",
+    help="also rewrite our TOML problems' code in place with the codemods proposed",
+)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
 
 
-def _set_name(path: Path) -> str:
+def set_name_of(path: Path) -> str:
     name = path.name
     for suffix in (".gz", ".jsonl", ".json"):
         name = name.removesuffix(suffix)
@@ -40,7 +40,7 @@ def load_jsonl(path: Path, display: str | None = None) -> list[Problem]:
     """Problems from a JSONL file: DS-1000's rows, or another format's (``harness.formats``),
     told apart by the keys of the first row."""
     shown = display or str(path)
-    set_name = _set_name(path)
+    set_name = set_name_of(path)
     problems: list[Problem] = []
     seen: set[str] = set()
     fmt: Format | None = None
@@ -74,7 +74,7 @@ def load_directory(root: Path) -> list[Problem]:
     problems = []
     for path in sorted(p for p in root.rglob("*.toml") if p.name not in CONFIG_FILES):
         base = set_root(path.resolve(), root.resolve())
-        problems.append(load_toml_problem(path, base, _set_name(base)))
+        problems.append(load_toml_problem(path, base, set_name_of(base)))
     for path in sorted([*root.rglob("*.jsonl"), *root.rglob("*.jsonl.gz")]):
         problems.extend(load_jsonl(path))
     return problems
@@ -89,7 +89,7 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
             batch = load_directory(path)
         elif path.suffix == ".toml":
             base = set_root(path.resolve(), path.parent.resolve())
-            batch = [load_toml_problem(path, base, _set_name(base))]
+            batch = [load_toml_problem(path, base, set_name_of(base))]
         else:
             batch = load_jsonl(path)
         for problem in batch:

@@ -52,10 +52,12 @@ class Entry:
     pattern: re.Pattern[str]
     deprecated: str | None = None
     removed: str | None = None
+    codemod: str | None = None  # the harness.repair codemod that rewrites it, if one does
 
 
 def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
-    """Catalogue entries: ``[[api]]`` tables with library, old, new, pattern, deprecated, removed."""
+    """Catalogue entries: ``[[api]]`` tables with library, old, new, pattern, deprecated,
+    removed, codemod."""
     doc = TomlFile.load(path, ProblemError)
     entries = []
     for i, item in enumerate(doc.data.get("api", [])):
@@ -65,6 +67,8 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
         for key in ("library", "old", "new", "pattern"):
             if not isinstance(item.get(key), str) or not item[key]:
                 raise ProblemError(doc.display, f"{where}.{key}", "missing or not a string")
+        if "codemod" in item and (not isinstance(item["codemod"], str) or not item["codemod"]):
+            raise ProblemError(doc.display, f"{where}.codemod", "not a codemod's name")
         try:
             pattern = re.compile(item["pattern"])
         except re.error as exc:
@@ -79,6 +83,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
                 pattern,
                 item.get("deprecated"),
                 item.get("removed"),
+                item.get("codemod"),
             )
         )
     return entries

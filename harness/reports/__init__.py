@@ -12,6 +12,7 @@ from harness.envs import EnvInfo
 from harness.errors import HarnessError
 from harness.history import Changes
 from harness.problem import MODEL_PREFIX
+from harness.repair import table as repair_table
 from harness.reports import exports, html, junit, markdown
 from harness.reports.idioms import ChangeNote, notes_of
 from harness.reports.summary import ModelReport, Summary, summarise
@@ -48,7 +49,10 @@ def write_reports(
         run.run_id, baseline, combos, envs, outcomes, run.read_analysis(), changes, notes
     )
     summary = replace(
-        summary, models=model_reports(run, summary, outcomes), releases=run.read_releases()
+        summary,
+        models=model_reports(run, summary, outcomes),
+        releases=run.read_releases(),
+        repairs=repair_table.read(run.root / "repairs" / "verification.json"),
     )
     by_combo: dict[str, list[Outcome]] = {c: [] for c in combos}
     for o in outcomes:

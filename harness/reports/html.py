@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from harness.drift import natural_key
 from harness.libraries import LIBRARIES
 from harness.problem import REFERENCE
+from harness.repair.table import VERDICTS
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND, OLD
 from harness.results import Status
@@ -24,6 +25,7 @@ from harness.results import Status
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from harness.repair.table import RepairTable
     from harness.reports.idioms import IdiomStory
     from harness.reports.summary import Summary
     from harness.results import Outcome
@@ -285,6 +287,9 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         else "<p>None.</p>"
     )
 
+    if summary.repairs is not None:
+        out += render_repairs(summary.repairs)
+
     changed = _changed_outcomes(outcomes, order)
     if changed:
         out.append("<h2>Model answers whose outcome changes between combos</h2>")
@@ -320,6 +325,45 @@ _HEAT_NOTES = {
     OLD: "<p class='muted'>The old idioms: a red cell right of green ones is drift — the API "
     "change the problem names broke it there.</p>",
 }
+
+
+def render_repairs(repairs: RepairTable) -> list[str]:
+    """``harness repair``'s verdicts: verified, version-conditioned, needs a human (why)."""
+    counts = repairs.counts()
+    shown = " · ".join(f"{counts[v]} {_e(v)}" for v in VERDICTS if counts.get(v))
+    out = [f'<h2>Repairs <span class="muted">({shown or "none"})</span></h2>']
+    rows = [
+        [
+            f"<code>{_e(r.problem_id)}</code>",
+            _e(r.verdict),
+            ", ".join(f"<code>{_e(c)}</code>" for c in r.codemods) or "–",
+            "<br>".join(
+                f"<code>{_e(c)}</code> {_e(r.original.get(c, '–'))} → {_e(r.repaired.get(c, '–'))}"
+                for c in repairs.order
+                if c in r.original or c in r.repaired
+            ),
+            _e(r.meaning or "–"),
+            f"#{r.answers_kept}",
+            _e("; ".join(r.answers_changed) or "–"),
+            _e(r.reason or "–"),
+        ]
+        for r in repairs.rows
+    ]
+    header = ["problem", "verdict", "codemods", "original → repaired", "meaning"]
+    header += ["answers kept", "answers changed", "why"]
+    out.append(_table(header, rows) if rows else "<p>No drifted problem to repair.</p>")
+    if repairs.models:
+        rows = [
+            [
+                f"<code>{_e(m.model)}</code>",
+                f"{_pct(m.stale_rate)} ({m.stale}/{m.candidates})",
+                f"{_pct(m.api_stale_rate)} ({m.api_stale}/{m.candidates})",
+                f"#{m.rewritten}",
+            ]
+            for m in repairs.models
+        ]
+        out.append(_table(["model", "stale rate", "API-stale rate", "rewritten"], rows))
+    return out
 
 
 def _md(text: str) -> str:

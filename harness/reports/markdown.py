@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.releases import markdown as releases_markdown
+from harness.repair import table as repair_table
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.results import Status
@@ -156,6 +157,9 @@ def render(summary: Summary) -> str:
                 else ""
             )
         )
+
+    if summary.repairs is not None:
+        out += ["", *repair_table.markdown(summary.repairs)]
 
     out += ["", "## Will break: deprecation warnings from passing executions", ""]
     if summary.warnings:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from harness.bisection import Finding
     from harness.history import Changes
     from harness.releases import ReleaseNews
+    from harness.repair.table import RepairTable
     from harness.staleness import ModelStaleness
 
 # Classes that have a pass → fail step worth a row in the drift table.
@@ -69,6 +70,7 @@ class Summary:
     # our problems' change notes, and where each of their idioms holds
     notes: Sequence[ChangeNote] = ()
     stories: Sequence[IdiomStory] = ()
+    repairs: RepairTable | None = None  # harness repair's verification table
 
     def finding(self, t: Trajectory) -> Finding | None:
         """The analysis of a drifted trajectory, when the run was bisected."""
@@ -118,6 +120,7 @@ class Summary:
             ],
             **({"changes": self.changes.to_dict()} if self.changes else {}),
             **({"models": [m.to_dict() for m in self.models]} if self.models else {}),
+            **({"repairs": self.repairs.to_dict()} if self.repairs else {}),
             **({"releases": self.releases.to_dict()} if self.releases else {}),
             **({"notes": [n.to_dict() for n in self.notes]} if self.notes else {}),
             **({"idioms": [s.to_dict() for s in self.stories]} if self.stories else {}),

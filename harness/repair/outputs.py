@@ -1,0 +1,205 @@
+"""What ``harness repair`` writes under ``results/<run-id>/repairs/``.
+
+    plan.json                 every proposal: what broke, the codemods, the code after
+    diffs/<problem>.diff      one unified diff per repaired problem (reference and context)
+    <dataset file>            the DS-1000 input file with the repaired rows rewritten, under
+                              the input's own name, so its problem ids stay the same
+                              (``harness run --problems results/<run-id>/repairs/ds1000.jsonl``)
+    verification.json, .md    the verification table (harness.repair.table)
+
+A dataset is written for JSONL inputs in DS-1000's format; our TOML problems are
+rewritten in place only on request (:func:`rewrite_toml_in_place`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness import downloads
+from harness.errors import ProblemError
+from harness.formats import ds1000
+from harness.jsonl import read_rows
+from harness.problemsets import set_name_of
+from harness.repair import table
+from harness.repair.codemods import apply, diff
+from harness.results import write_json
+from harness.tomlfile import TomlFile
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from harness.problem import Problem
+    from harness.repair.plan import Proposal, RepairPlan
+    from harness.repair.table import RepairTable
+    from harness.rundir import RunDir
+
+
+@dataclass(frozen=True)
+class Written:
+    """The files one ``harness repair`` wrote."""
+
+    diffs: tuple[Path, ...]
+    datasets: tuple[Path, ...]  # repaired copies of the run's JSONL inputs
+    in_place: tuple[Path, ...] = ()  # problem files rewritten in place
+
+
+def repairs_dir(run: RunDir) -> Path:
+    return run.root / "repairs"
+
+
+def diff_name(problem_id: str) -> str:
+    """A file name for a problem id: ``ds1000/151`` → ``ds1000-151.diff``."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", problem_id).strip("-") + ".diff"
+
+
+def problem_diff(p: Proposal) -> str:
+    """The reference's and the context's diffs, one after the other."""
+    return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
+        p.context, p.new_context, f"{p.problem_id}/code_context"
+    )
+
+
+def write(
+    run: RunDir,
+    plan: RepairPlan,
+    verified: RepairTable,
+    inputs: Sequence[str],
+    problems: Sequence[Problem],
+) -> Written:
+    """Write the plan, the diffs, the table and the repaired datasets of ``run`` (inputs:
+    its problem locations as the manifest records them).
+
+    A problem's diff and dataset row carry its version-conditioned reference when that is
+    its verdict; the dataset holds the repairs verified (or, unverified, all proposals).
+    """
+    root = repairs_dir(run)
+    root.mkdir(parents=True, exist_ok=True)
+    write_json(root / "plan.json", [p.to_dict() for p in plan.proposals])
+    write_json(root / "verification.json", verified.to_dict())
+    (root / "verification.md").write_text(
+        "\n".join(table.markdown(verified, "#")) + "\n", encoding="utf-8"
+    )
+    rows = {r.problem_id: r for r in verified.rows}
+    final = {}
+    for p in plan.proposed:
+        row = rows.get(p.problem_id)
+        if row is None or row.verdict not in _KEPT:
+            continue
+        final[p.problem_id] = (
+            row.conditioned or p.new_reference,
+            row.conditioned_context or p.new_context,
+        )
+    diffs = root / "diffs"
+    if diffs.is_dir():  # a rerun's diffs replace the last ones
+        for old in diffs.glob("*.diff"):
+            old.unlink()
+    written = []
+    for p in plan.proposed:
+        row = rows.get(p.problem_id)
+        shown = p
+        if row is not None and row.conditioned:
+            shown = dataclasses.replace(
+                p,
+                new_reference=row.conditioned,
+                new_context=row.conditioned_context or p.new_context,
+            )
+        path = diffs / diff_name(p.problem_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(problem_diff(shown), encoding="utf-8")
+        written.append(path)
+    datasets = [
+        d
+        for location in inputs
+        if (d := write_dataset(location, final, problems, root)) is not None
+    ]
+    return Written(tuple(written), tuple(datasets))
+
+
+# the verdicts whose code goes into the repaired dataset
+_KEPT = (table.VERIFIED, table.CONDITIONED, table.UNVERIFIED)
+
+
+def write_dataset(
+    location: str,
+    code: Mapping[str, tuple[str, str]],
+    problems: Sequence[Problem],
+    root: Path,
+) -> Path | None:
+    """A copy of the DS-1000 file at ``location`` with the rows of ``code`` (problem id →
+    (reference, context)) rewritten, as ``root/<its set name>.jsonl``; None when it is
+    no DS-1000 JSONL file or none of its rows is repaired."""
+    path = downloads.resolve(location)
+    if not path.is_file() or not path.name.endswith((".jsonl", ".jsonl.gz")):
+        return None
+    set_name = set_name_of(path)
+    by_native = {
+        p.native_id: code[p.id] for p in problems if p.id in code and p.set_name == set_name
+    }
+    if not by_native:
+        return None
+    lines = []
+    for number, row in read_rows(path, location):
+        if not ds1000.matches(row):
+            return None  # another format: its rows are not DS-1000's fields
+        meta = row.get("metadata")
+        if not isinstance(meta, dict):
+            raise ProblemError(location, f"line {number}", "metadata is not an object")
+        repaired = by_native.get(str(meta.get("problem_id")))
+        fields = {"reference_code": repaired[0], "code_context": repaired[1]} if repaired else {}
+        lines.append(json.dumps({**row, **fields}, ensure_ascii=False))
+    # plain JSONL under the set's own name, so the problem ids are the original ones
+    out = root / f"{set_name}.jsonl"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+# the keys of our TOML problems that hold code, and the codemods apply to
+_TOML_CODE_KEYS = ("reference", "context", "setup", "check")
+
+
+def rewrite_toml_in_place(
+    plan: RepairPlan, verified: RepairTable, problems: Sequence[Problem]
+) -> list[Path]:
+    """Rewrite our TOML problems' code in place with the codemods of each proposal that
+    verification kept (a version-conditioned one gets its conditioned reference).
+
+    Each code value is replaced where its text occurs once in the file (a TOML string
+    written as a literal block, as ours are); a value that cannot be located so is
+    left alone, and the file is not touched when none can be.
+    """
+    by_id = {p.id: p for p in problems}
+    rows = {r.problem_id: r for r in verified.rows}
+    changed = []
+    for proposal in plan.proposed:
+        problem = by_id.get(proposal.problem_id)
+        row = rows.get(proposal.problem_id)
+        if problem is None or row is None or row.verdict not in _KEPT:
+            continue
+        if not problem.source_file.endswith(".toml"):
+            continue
+        path = Path(problem.source_file)
+        doc = TomlFile.load(path, ProblemError)
+        text = path.read_text(encoding="utf-8")
+        new_text = text
+        for key in _TOML_CODE_KEYS:
+            value = doc.data.get(key)
+            if not isinstance(value, str) or new_text.count(value) != 1:
+                continue
+            if key == "reference" and row.conditioned:
+                rewritten = row.conditioned
+            elif row.conditioned_context:
+                continue  # a compact problem's context is built from setup and check
+            else:
+                rewritten = apply(value, proposal.codemods).source
+            if "'''" in rewritten:
+                continue  # it would end the literal block it is written in
+            new_text = new_text.replace(value, rewritten)
+        if new_text != text:
+            path.write_text(new_text, encoding="utf-8")
+            changed.append(path)
+    return changed

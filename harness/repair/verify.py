@@ -1,0 +1,478 @@
+"""Verifying proposed repairs in throwaway runs of the run's own matrix.
+
+A repair counts only when, run through the ordinary pipeline (``harness.pipeline``) in
+a results root of its own (``repairs/runs/``):
+
+1. **across the matrix** — the repaired reference, in the repaired context, passes in
+   every combo where the original passed and in every combo where it drifted (combos
+   where it failed before it ever passed — the API did not exist yet — are not asked);
+2. **meaning** — in the baseline combo, the *original* reference passes the repaired
+   context: the repaired context's test inputs and expected results agree with what
+   the original problem computed (its expected results come from running its own code
+   on its own inputs, so a changed input or a changed expectation fails here);
+3. **check not weaker** — in the baseline combo, every model answer the run executed
+   keeps its verdict against the repaired problem: what failed still fails, what
+   passed still passes.
+
+Where the repaired reference fails in some combo where the original passed, and the
+original passes everywhere the repair is needed, version-conditioned code is built: one
+branch per validity range, chosen by the installed version of the library that broke
+it (from the first bad release ``harness bisect`` found, when the run was bisected;
+else from the lowest release among the combos where the repair passes). The context
+is conditioned too when it was rewritten. That code runs across the matrix in its turn,
+and the checks of meaning and strength run again against it; where even that fails,
+the row says why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from harness import pipeline, runtime_data
+from harness.errors import UsageError
+from harness.libraries import BY_KEY
+from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution, imported_modules
+from harness.repair import table
+from harness.repair.answers import stale_answers, summarise
+from harness.results import Status
+from harness.rundir import RunDir
+from harness.runner import RunOptions
+from harness.staleness import load_catalogue
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from harness.bisection import Finding
+    from harness.libraries import Library
+    from harness.problem import Problem
+    from harness.progress import Reporter
+    from harness.repair.plan import Proposal, RepairPlan
+    from harness.results import Outcome
+    from harness.spec import Combo, MatrixSpec
+
+ORIGINAL = IDIOM_PREFIX + "original"  # the original reference, run in the repaired context
+_NOT_RUN = (Status.SKIPPED.value, Status.ENV_ERROR.value)
+
+Statuses = dict[tuple[str, str, str], str]  # (problem, source, combo) → status
+
+
+@dataclass(frozen=True)
+class Lab:
+    """Where and how the throwaway runs are made."""
+
+    spec: MatrixSpec
+    env_root: Path
+    root: Path  # their results root
+    jobs: int
+    reporter: Reporter
+    hide: tuple[str, ...] = ()  # what no execution may read (problem files, results)
+
+
+def statuses(outcomes: Sequence[Outcome]) -> Statuses:
+    """The first attempt's status of each (problem, source, combo)."""
+    return {(o.problem_id, o.source, o.combo): o.status.value for o in outcomes if o.attempt == 0}
+
+
+def required(order: Sequence[str], original: Mapping[str, str]) -> tuple[str, ...]:
+    """Where a repair must pass: where the original passed, and every later combo where
+    it failed (drift); failures before its first pass are not asked of it."""
+    out: list[str] = []
+    passed = False
+    for combo in order:
+        status = original.get(combo)
+        if status is None or status in _NOT_RUN:
+            continue
+        passed = passed or status == Status.PASS.value
+        if passed:
+            out.append(combo)
+    return tuple(out)
+
+
+def repaired_problem(problem: Problem, proposal: Proposal, reference: str | None = None) -> Problem:
+    """``problem`` with the proposal's code (or ``reference``) in place of its own."""
+    code = proposal.new_reference if reference is None else reference
+    return dataclasses.replace(
+        problem,
+        reference_code=code,
+        code_context=proposal.new_context,
+        idioms={},
+        requires=imported_modules(proposal.new_context, code),
+    )
+
+
+def conditioned(original: str, repaired: str, module: str, version: tuple[int, int]) -> str:
+    """One reference of both: ``repaired`` from ``module`` ``version`` on, else ``original``.
+
+    The snippet keeps the indentation it had (DS-1000's function bodies stay bodies);
+    the test reads ``__version__``, as the env side has nothing else for certain.
+    """
+    first = next((line for line in original.splitlines() if line.strip()), "")
+    base = first[: len(first) - len(first.lstrip())]
+    new = textwrap.dedent(repaired).strip("\n") or "pass"
+    old = textwrap.dedent(original).strip("\n") or "pass"
+    test = (
+        f'tuple(int(_n) for _n in __import__("{module}").__version__.split(".")[:2]) >= {version!r}'
+    )
+    code = "\n".join(
+        [
+            f"if {test}:",
+            textwrap.indent(new, "    "),
+            "else:",
+            textwrap.indent(old, "    "),
+        ]
+    )
+    return textwrap.indent(code, base) + "\n"
+
+
+def conditioned_module(original: str, repaired: str, module: str, version: tuple[int, int]) -> str:
+    """A module (a problem's context) that runs ``repaired`` from ``module`` ``version`` on,
+    else ``original``, in its own namespace.
+
+    Unlike a snippet, a context is not re-indented into an ``if``: its multi-line strings
+    (DS-1000's ``exec_context``) would change with it. Both texts stay as they are, and
+    the chosen one is executed as the module's own code (in ``globals()``, named: the
+    guard's ``exec`` runs code without them in a namespace of its own). A code object,
+    not a string, so the guard never mistakes the context for the solution.
+    """
+    test = (
+        f'tuple(int(_n) for _n in __import__("{module}").__version__.split(".")[:2]) >= {version!r}'
+    )
+    return (
+        "# version-conditioned by harness repair: the repaired context from "
+        f"{module} {version[0]}.{version[1]} on, the original before\n"
+        f"_HARNESS_CONTEXTS = ({original!r}, {repaired!r})\n"
+        f"exec(compile(_HARNESS_CONTEXTS[{test}], '<context>', 'exec'), globals())\n"
+    )
+
+
+def _minor(version: str) -> tuple[int, int] | None:
+    parts = version.split(".")[:2]
+    try:
+        return (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0)
+    except ValueError:
+        return None
+
+
+def split_version(
+    library: str,
+    new_where: Sequence[str],
+    old_where: Sequence[str],
+    versions: Mapping[str, Mapping[str, str]],
+) -> tuple[int, int] | None:
+    """A release of ``library`` (major, minor) from which every combo of ``new_where``
+    has it and none of ``old_where`` does; None when there is no such split."""
+    news = [_minor(versions.get(c, {}).get(library, "")) for c in new_where]
+    olds = [_minor(versions.get(c, {}).get(library, "")) for c in old_where]
+    if not news or any(v is None for v in news + olds):
+        return None
+    split = min(v for v in news if v is not None)
+    if any(v is not None and v >= split for v in olds):
+        return None
+    return split
+
+
+def _split(
+    p: Proposal,
+    new_where: Sequence[str],
+    old_where: Sequence[str],
+    versions: Mapping[str, Mapping[str, str]],
+    findings: Mapping[tuple[str, str], Finding],
+) -> tuple[Library | None, tuple[int, int] | None]:
+    """The library and release from which the repaired branch is chosen.
+
+    The first bad release that ``harness bisect`` found, when the run was bisected and
+    it separates the combos; else the lowest release among the combos where the repair
+    passes (releases between the matrix's combos are then untested, and the table says
+    which split was used).
+    """
+    finding = findings.get((p.problem_id, REFERENCE))
+    if finding is not None and finding.library and finding.first_bad:
+        bisected = _minor(finding.first_bad)
+        library = BY_KEY.get(finding.library)
+        olds = [_minor(versions.get(c, {}).get(finding.library, "")) for c in old_where]
+        news = [_minor(versions.get(c, {}).get(finding.library, "")) for c in new_where]
+        if (
+            library is not None
+            and bisected is not None
+            and all(v is not None and v < bisected for v in olds)
+            and all(v is not None and v >= bisected for v in news)
+        ):
+            return library, bisected
+    return BY_KEY.get(p.broke.library), split_version(
+        p.broke.library, new_where, old_where, versions
+    )
+
+
+def _run(
+    lab: Lab,
+    name: str,
+    combos: Sequence[Combo],
+    problems: Sequence[Problem],
+    solutions: Sequence[Solution],
+) -> Statuses:
+    """Run ``solutions`` of ``problems`` in ``combos``, as ``<lab.root>/<name>``."""
+    if not solutions or not combos:
+        return {}
+    options = RunOptions(
+        jobs=lab.jobs,
+        timeout=lab.spec.timeout,
+        env=tuple(sorted(runtime_data.environment().items())),
+        hide=lab.hide,
+    )
+    job = pipeline.Job(
+        spec=lab.spec,
+        combos=combos,
+        problems=problems,
+        solutions=solutions,
+        run_dir=RunDir(lab.root / name),
+        env_root=lab.env_root,
+        options=options,
+    )
+    lab.reporter.log(f"repair: {name}: {len(solutions)} solutions in {len(combos)} combos")
+    pipeline.run(job, lab.reporter)
+    return statuses(job.run_dir.read_all())
+
+
+def verify(
+    run: RunDir,
+    plan: RepairPlan,
+    problems: Sequence[Problem],
+    answers: Sequence[Solution],
+    lab: Lab,
+) -> table.RepairTable:
+    """Run the proposals of ``plan`` through the matrix and the baseline; the table."""
+    by_combo = {c.id: c for c in lab.spec.combos}
+    missing = [c for c in plan.order if c not in by_combo]
+    if missing:
+        raise UsageError(
+            f"{lab.spec.path}: the run's combos {', '.join(missing)} are not in this matrix"
+        )
+    combos = [by_combo[c] for c in plan.order]
+    baseline = [by_combo[plan.baseline]] if plan.baseline in by_combo else []
+    before = statuses(run.read_all())
+    versions = {
+        c: {**e.library_versions(), "python": e.python}
+        for c, e in run.read_envs(plan.order).items()
+    }
+    by_id = {p.id: p for p in problems}
+    proposed = [p for p in plan.proposed if p.problem_id in by_id]
+    repaired = [repaired_problem(by_id[p.problem_id], p) for p in proposed]
+
+    # 1. the repaired references across the matrix
+    matrix = _run(
+        lab,
+        "matrix",
+        combos,
+        repaired,
+        [Solution(p.id, REFERENCE, p.reference_code) for p in repaired],
+    )
+    # 2 and 3. in the baseline: the original reference, and the run's model answers
+    checks = _checks(proposed, answers)
+    in_baseline = _run(lab, "baseline", baseline, repaired, checks)
+
+    # version-conditioned code where the repair holds only from some release on: the
+    # reference, and the context when it changed too (its calls may be as new)
+    findings = run.read_analysis()
+    conditional: dict[str, tuple[str, str, str]] = {}
+    for p in proposed:
+        original = _original(before, p.problem_id, plan.order)
+        need = required(plan.order, original)
+        fails = [c for c in need if matrix.get((p.problem_id, REFERENCE, c)) != "pass"]
+        if not fails or any(original.get(c) != "pass" for c in fails):
+            continue
+        library, split = _split(p, [c for c in need if c not in fails], fails, versions, findings)
+        if library is not None and split is not None:
+            module = library.module
+            context = p.new_context
+            if p.new_context != p.context:
+                context = conditioned_module(p.context, p.new_context, module, split)
+            conditional[p.problem_id] = (
+                conditioned(p.reference, p.new_reference, module, split),
+                context,
+                f"the repaired code from {library.key} {split[0]}.{split[1]} on",
+            )
+    both = [p for p in proposed if p.problem_id in conditional]
+    branch_problems = [
+        dataclasses.replace(
+            repaired_problem(by_id[p.problem_id], p, conditional[p.problem_id][0]),
+            code_context=conditional[p.problem_id][1],
+        )
+        for p in both
+    ]
+    # the conditioned reference everywhere; the checks of meaning and strength again,
+    # in the baseline, against the conditioned context
+    branches = _run(
+        lab,
+        "conditioned",
+        combos,
+        branch_problems,
+        [Solution(p.id, REFERENCE, p.reference_code) for p in branch_problems],
+    )
+    branches |= _run(lab, "conditioned-baseline", baseline, branch_problems, _checks(both, answers))
+    rows = [
+        _row(p, plan, before, matrix, in_baseline, branches, conditional, answers)
+        for p in plan.proposals
+    ]
+    models = _stale_answers(run, plan, problems, answers, lab)
+    return table.RepairTable(plan.run_id, plan.baseline, plan.order, tuple(rows), tuple(models))
+
+
+def _checks(proposed: Sequence[Proposal], answers: Sequence[Solution]) -> list[Solution]:
+    """What the baseline runs against each repaired problem: its original reference (when
+    the context changed) and the run's model answers."""
+    ids = {p.problem_id for p in proposed}
+    checks = [
+        Solution(p.problem_id, ORIGINAL, p.reference)
+        for p in proposed
+        if p.new_context != p.context
+    ]
+    return checks + [
+        a for a in answers if a.problem_id in ids and a.source.startswith(MODEL_PREFIX)
+    ]
+
+
+def _stale_answers(
+    run: RunDir,
+    plan: RepairPlan,
+    problems: Sequence[Problem],
+    answers: Sequence[Solution],
+    lab: Lab,
+) -> list[table.ModelRow]:
+    """Every stale model answer, rewritten and run in the combo where it first failed."""
+    measured, stale = stale_answers(run.read_all(), plan.order, answers, load_catalogue())
+    rewritten = [a for a in stale if a.codemods]
+    by_id = {p.id: p for p in problems}
+    where = {a.first_bad for a in rewritten}
+    ran = _run(
+        lab,
+        "answers",
+        [c for c in lab.spec.combos if c.id in where],
+        [p for p in problems if p.id in {a.problem_id for a in rewritten}],
+        [Solution(a.problem_id, a.source, a.new_code) for a in rewritten if a.problem_id in by_id],
+    )
+    return summarise(measured, stale, ran)
+
+
+def _original(before: Statuses, problem_id: str, order: Sequence[str]) -> dict[str, str]:
+    return {c: s for c in order if (s := before.get((problem_id, REFERENCE, c))) is not None}
+
+
+def _row(
+    p: Proposal,
+    plan: RepairPlan,
+    before: Statuses,
+    matrix: Statuses,
+    in_baseline: Statuses,
+    branches: Statuses,
+    conditional: Mapping[str, tuple[str, str, str]],
+    answers: Sequence[Solution],
+) -> table.Row:
+    pid = p.problem_id
+    original = _original(before, pid, plan.order)
+    need = required(plan.order, original)
+    base = table.Row(
+        pid,
+        table.NEEDS_HUMAN,
+        p.reason,
+        p.codemods,
+        f"{p.broke.last_good} → {p.broke.first_bad}: {p.broke.error}",
+        need,
+        original,
+    )
+    if not p.changed:
+        return base
+    after = {c: s for c in plan.order if (s := matrix.get((pid, REFERENCE, c))) is not None}
+    if not after:
+        return dataclasses.replace(base, reason="the repaired problem did not run")
+    row = dataclasses.replace(base, repaired=after)
+    fails = [c for c in need if after.get(c) != "pass"]
+    if fails and pid in conditional:
+        reference, context, split = conditional[pid]
+        branched = {c: s for c in plan.order if (s := branches.get((pid, REFERENCE, c)))}
+        checked = _checked(p, plan, before, branches, answers, context)
+        held = [c for c in need if branched.get(c) != "pass"]
+        problems = [
+            *checked[1],
+            *([f"the version-conditioned code fails in {', '.join(held)}"] if held else []),
+        ]
+        row = dataclasses.replace(row, **checked[0])
+        if problems:
+            return dataclasses.replace(row, reason="; ".join(problems))
+        return dataclasses.replace(
+            row,
+            verdict=table.CONDITIONED,
+            reason=f"the repair fails in {', '.join(fails)}: one branch per range ({split})",
+            conditioned=reference,
+            conditioned_context=context if context != p.new_context else "",
+            repaired=branched,
+        )
+    fields, problems = _checked(p, plan, before, in_baseline, answers, p.new_context)
+    row = dataclasses.replace(row, **fields)
+    if fails:
+        shown = ", ".join(f"{c} ({after.get(c, 'not run')})" for c in fails)
+        problems.append(f"the repaired reference fails in {shown}")
+    if problems:
+        return dataclasses.replace(row, reason="; ".join(problems))
+    return dataclasses.replace(row, verdict=table.VERIFIED, reason="")
+
+
+def _checked(
+    p: Proposal,
+    plan: RepairPlan,
+    before: Statuses,
+    ran: Statuses,
+    answers: Sequence[Solution],
+    context: str,
+) -> tuple[dict[str, Any], list[str]]:
+    """The meaning and strength checks of ``p`` in the baseline run ``ran`` (whose context
+    was ``context``): the row's fields, and what is wrong."""
+    pid, baseline = p.problem_id, plan.baseline
+    # meaning: the original reference against the repaired context, in the baseline
+    if context == p.context:
+        meaning = "context unchanged"
+    else:
+        status = ran.get((pid, ORIGINAL, baseline))
+        meaning = "kept" if status == "pass" else f"changed: the original reference {status}"
+    kept, changed = 0, []
+    for a in answers:
+        if a.problem_id != pid or not a.source.startswith(MODEL_PREFIX):
+            continue
+        was = before.get((pid, a.source, baseline))
+        now = ran.get((pid, a.source, baseline))
+        if was is None or now is None or was in _NOT_RUN or now in _NOT_RUN:
+            continue
+        if (was == "pass") == (now == "pass"):
+            kept += 1
+        else:
+            changed.append(f"{a.source}: {was} → {now}")
+    problems = []
+    if meaning.startswith("changed"):
+        problems.append("the repaired context does not accept the original reference")
+    if changed:
+        problems.append(f"the check changed its verdict on {len(changed)} model answers")
+    fields = {"meaning": meaning, "answers_kept": kept, "answers_changed": tuple(changed)}
+    return fields, problems
+
+
+def unverified(plan: RepairPlan, run: RunDir) -> table.RepairTable:
+    """The table of proposals not run (``--no-verify``)."""
+    before = statuses(run.read_all())
+    rows = []
+    for p in plan.proposals:
+        original = _original(before, p.problem_id, plan.order)
+        rows.append(
+            table.Row(
+                p.problem_id,
+                table.UNVERIFIED if p.changed else table.NEEDS_HUMAN,
+                p.reason,
+                p.codemods,
+                f"{p.broke.last_good} → {p.broke.first_bad}: {p.broke.error}",
+                required(plan.order, original),
+                original,
+            )
+        )
+    return table.RepairTable(plan.run_id, plan.baseline, plan.order, tuple(rows))

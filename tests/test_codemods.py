@@ -1,0 +1,823 @@
+"""The codemod catalogue (harness/repair): before → after for each API change, the
+negative cases that must stay, idempotence, bad input, and the link to the catalogue.
+
+Several snippets paraphrase the drifted code DS-1000's problems carry (their
+reference_code / code_context) and our own problems' old idioms.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ProblemError
+from harness.repair import CODEMODS, DEFAULT, Rewrite, apply, diff
+from harness.repair.pandas_api import new_frequency
+from harness.staleness import load_catalogue
+
+
+def _d(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# (codemod, before, after); after == before: the codemod must leave it alone
+CASES: list[tuple[str, str, str]] = [
+    # -- numpy -------------------------------------------------------------------------
+    (
+        "numpy-nan-inf-aliases",
+        'df["Date"] = df["Member"].map(lookup).fillna(np.NAN)  # DS-1000\n',
+        'df["Date"] = df["Member"].map(lookup).fillna(np.nan)  # DS-1000\n',
+    ),
+    (
+        "numpy-nan-inf-aliases",
+        "import numpy\nx = [numpy.NaN, numpy.Inf, numpy.PINF, numpy.infty, numpy.Infinity]\n",
+        "import numpy\nx = [numpy.nan, numpy.inf, numpy.inf, numpy.inf, numpy.inf]\n",
+    ),
+    (
+        "numpy-nan-inf-aliases",
+        "import numpy as np\nlow = np.NINF\nsquare = np.NINF ** 2\nneg = -np.NINF\n",
+        "import numpy as np\nlow = -np.inf\nsquare = (-np.inf) ** 2\nneg = -(-np.inf)\n",
+    ),
+    (
+        "numpy-nan-inf-aliases",
+        "from numpy import NaN, array  # old\nx = array([1, NaN])\n",
+        "from numpy import array, nan  # old\nx = array([1, nan])\n",
+    ),
+    (
+        "numpy-nan-inf-aliases",  # a parameter called np is not numpy
+        "import numpy as np\n\ndef f(np):\n    return np.NaN, np.NINF\n",
+        "import numpy as np\n\ndef f(np):\n    return np.NaN, np.NINF\n",
+    ),
+    (
+        "numpy-nan-inf-aliases",
+        'label = "np.NaN is gone"  # np.NaN in a comment\n',
+        'label = "np.NaN is gone"  # np.NaN in a comment\n',
+    ),
+    (
+        "numpy-product-to-prod",
+        "result = np.product(factors)  # our problem's old idiom\n",
+        "result = np.prod(factors)  # our problem's old idiom\n",
+    ),
+    (
+        "numpy-product-to-prod",
+        "from numpy import product\n\nresult = product(x)\n",
+        "from numpy import prod\n\nresult = prod(x)\n",
+    ),
+    (
+        "numpy-product-to-prod",  # np in the snippet is its context's numpy: ruff uses it
+        "import numpy as np\nfrom numpy import product\nresult = product(x) * np.cumproduct(y)[-1]\n",
+        "import numpy as np\nresult = np.prod(x) * np.cumprod(y)[-1]\n",
+    ),
+    (
+        "numpy-product-to-prod",  # the user's own product
+        "def product(xs):\n    return 1\n\n\nresult = product([2, 3])\n",
+        "def product(xs):\n    return 1\n\n\nresult = product([2, 3])\n",
+    ),
+    (
+        "numpy-product-to-prod",
+        "import itertools\npairs = list(itertools.product(a, b))\n",
+        "import itertools\npairs = list(itertools.product(a, b))\n",
+    ),
+    (
+        "numpy-alltrue-to-all",
+        "ok = np.alltrue(a > 0) and np.sometrue(b)\n",
+        "ok = np.all(a > 0) and np.any(b)\n",
+    ),
+    (
+        "numpy-scalar-type-aliases",
+        "x = np.float_(1.5)\ny = a.astype(np.complex_)\nz = np.string_(b'x')\n",
+        "x = np.float64(1.5)\ny = a.astype(np.complex128)\nz = np.bytes_(b'x')\n",
+    ),
+    (
+        "numpy-builtin-type-aliases",
+        "result = readings.astype(np.float) / 4\nflag = np.bool(1)\n",
+        "result = readings.astype(float) / 4\nflag = np.bool(1)\n",
+    ),
+    (
+        "numpy-round-asfarray-msort",
+        "a = np.round_(x, 2)\nb = np.asfarray(y)\nc = np.msort(z)\nd = np.asfarray(y, np.float32)\n",
+        "a = np.round(x, 2)\nb = np.asarray(y, dtype=float)\nc = np.sort(z, axis=0)\nd = np.asfarray(y, np.float32)\n",
+    ),
+    (
+        "numpy-round-asfarray-msort",
+        "from numpy import asfarray\nb = asfarray(y)\n",
+        "from numpy import asarray\nb = asarray(y, dtype=float)\n",
+    ),
+    (
+        "numpy-in1d-to-isin",
+        (
+            "dims = np.maximum(B.max(0), A.max(0)) + 1\n"
+            "keep = A[~np.in1d(np.ravel_multi_index(A.T, dims), np.ravel_multi_index(B.T, dims))]\n"
+        ),
+        (
+            "dims = np.maximum(B.max(0), A.max(0)) + 1\n"
+            "keep = A[~np.isin(np.ravel_multi_index(A.T, dims), np.ravel_multi_index(B.T, dims)).ravel()]\n"
+        ),
+    ),
+    (
+        "numpy-in1d-to-isin",
+        "import numpy\nmask = numpy.in1d(ids, banned, invert=True)\n",
+        "import numpy\nmask = numpy.isin(ids, banned, invert=True).ravel()\n",
+    ),
+    (
+        "numpy-in1d-to-isin",
+        "def in1d(a, b):\n    return a\n\n\nx = in1d(1, 2)\n",
+        "def in1d(a, b):\n    return a\n\n\nx = in1d(1, 2)\n",
+    ),
+    ("numpy-trapz-to-trapezoid", "area = np.trapz(y, x)\n", "area = np.trapezoid(y, x)\n"),
+    (
+        "numpy-row-stack-to-vstack",
+        "result = np.row_stack([a, b])\n",
+        "result = np.vstack([a, b])\n",
+    ),
+    # -- pandas ------------------------------------------------------------------------
+    (
+        "pandas-append-to-concat",
+        "result = stock.append(arrivals, ignore_index=True)  # our problem's old idiom\n",
+        "result = pd.concat([stock, arrivals], ignore_index=True)  # our problem's old idiom\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "df = df.append({'name': 'x', 'n': 1}, ignore_index=True)\n",
+        "df = pd.concat([df, pd.DataFrame([{'name': 'x', 'n': 1}])], ignore_index=True)\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "df = df.append([{'a': 1}, {'a': 2}], ignore_index=True)\n",
+        "df = pd.concat([df, pd.DataFrame([{'a': 1}, {'a': 2}])], ignore_index=True)\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "out = out.append([df2, df3], sort=False)\n",
+        "out = pd.concat([out, df2, df3], sort=False)\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "import pandas\ntotal = first.append(pandas.DataFrame({'a': [1]}))\n",
+        "import pandas\ntotal = pandas.concat([first, pandas.DataFrame({'a': [1]})])\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "df = df.append(pd.Series([1, 2], index=df.columns), ignore_index=True)\n",
+        "df = pd.concat([df, pd.DataFrame([pd.Series([1, 2], index=df.columns)])], ignore_index=True)\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "s2 = s.append(pd.Series([5]), ignore_index=True)\n",
+        "s2 = pd.concat([s, pd.Series([5])], ignore_index=True)\n",
+    ),
+    (
+        "pandas-append-to-concat",
+        "from pandas import DataFrame\nboth = left.append(right, ignore_index=True)\n",
+        "from pandas import DataFrame\nimport pandas as pd\n\nboth = pd.concat([left, right], ignore_index=True)\n",
+    ),
+    (
+        "pandas-append-to-concat",  # lists: DS-1000's tokens.append(...), frames collected
+        (
+            "tokens.append(token.string)\nrows.append([1, 2])\nframes.append(pd.DataFrame(x))\n"
+            "result = df.append(other)\n"
+        ),
+        (
+            "tokens.append(token.string)\nrows.append([1, 2])\nframes.append(pd.DataFrame(x))\n"
+            "result = df.append(other)\n"
+        ),
+    ),
+    (
+        "pandas-applymap-to-map",
+        _d("""
+            df = (
+                df.applymap(lambda s: s.lower() if type(s) == str else s)  # DS-1000
+                .applymap(lambda x: x.replace(" ", "") if type(x) == str else x)
+            )
+            styled = df.style.applymap(color)
+        """),
+        _d("""
+            df = (
+                df.map(lambda s: s.lower() if type(s) == str else s)  # DS-1000
+                .map(lambda x: x.replace(" ", "") if type(x) == str else x)
+            )
+            styled = df.style.map(color)
+        """),
+    ),
+    (
+        "pandas-applymap-to-map",
+        "import toolz\ny = toolz.applymap(f, d)\n",
+        "import toolz\ny = toolz.applymap(f, d)\n",
+    ),
+    (
+        "pandas-delim-whitespace-to-sep",
+        'df = pd.read_csv(data, delim_whitespace=True).set_index("rs")\n',
+        'df = pd.read_csv(data, sep=r"\\s+").set_index("rs")\n',
+    ),
+    (
+        "pandas-delim-whitespace-to-sep",
+        _d("""
+            result = pd.read_csv(
+                io.StringIO(text),  # the table
+                delim_whitespace=True,  # runs of blanks
+            )
+        """),
+        _d("""
+            result = pd.read_csv(
+                io.StringIO(text),  # the table
+                sep=r"\\s+",  # runs of blanks
+            )
+        """),
+    ),
+    (
+        "pandas-delim-whitespace-to-sep",
+        "from pandas import read_table\nt = read_table(p, delim_whitespace=False, header=None)\n",
+        "from pandas import read_table\nt = read_table(p, header=None)\n",
+    ),
+    (
+        "pandas-delim-whitespace-to-sep",
+        "t = my.read_csv(p, delim_whitespace=True)\n",
+        "t = my.read_csv(p, delim_whitespace=True)\n",
+    ),
+    (
+        "pandas-fillna-method-to-ffill",
+        'result = level.fillna(method="ffill")\n',
+        "result = level.ffill()\n",
+    ),
+    (
+        "pandas-fillna-method-to-ffill",
+        (
+            "df.fillna(method='backfill', axis=1, limit=2, inplace=True)\n"
+            "g = df.groupby('k').fillna(value=None, method='pad')\n"
+        ),
+        "df.bfill(axis=1, limit=2, inplace=True)\ng = df.groupby('k').ffill()\n",
+    ),
+    (
+        "pandas-fillna-method-to-ffill",
+        "x = df.fillna(0)\ny = df.fillna(method=how)\n",
+        "x = df.fillna(0)\ny = df.fillna(method=how)\n",
+    ),
+    (
+        "pandas-freq-aliases",
+        "groups = df.groupby(pd.Grouper(level='Time', freq='2T'))['Value'].agg('mean')  # DS-1000\n",
+        "groups = df.groupby(pd.Grouper(level='Time', freq='2min'))['Value'].agg('mean')  # DS-1000\n",
+    ),
+    (
+        "pandas-freq-aliases",
+        (
+            'result = pd.date_range("2024-03-01", periods=4, freq="H")\n'
+            "a = df.resample('5T').mean()\n"
+            "b = s.resample(rule='M').sum()\n"
+            "c = pd.bdate_range('2020', periods=3, freq='BM')\n"
+            "d = pd.date_range('2020', '2021', None, 'Q-DEC')\n"
+            "e = df.asfreq('30S')\n"
+            "f = ts.dt.round('L')\n"
+        ),
+        (
+            'result = pd.date_range("2024-03-01", periods=4, freq="h")\n'
+            "a = df.resample('5min').mean()\n"
+            "b = s.resample(rule='ME').sum()\n"
+            "c = pd.bdate_range('2020', periods=3, freq='BME')\n"
+            "d = pd.date_range('2020', '2021', None, 'QE-DEC')\n"
+            "e = df.asfreq('30s')\n"
+            "f = ts.dt.round('ms')\n"
+        ),
+    ),
+    (
+        "pandas-freq-aliases",  # periods keep M; strings that merely are "T" stay
+        (
+            "p = s.to_period('M')\nq = pd.period_range('2020', periods=3, freq='A')\n"
+            "t = df['T']\nplt.title('T')\nw = df.resample('W-SUN').sum()\nx = df.rolling(3).sum()\n"
+            "d = pd.date_range('2020', periods=3, freq='D')\n"
+        ),
+        (
+            "p = s.to_period('M')\nq = pd.period_range('2020', periods=3, freq='A')\n"
+            "t = df['T']\nplt.title('T')\nw = df.resample('W-SUN').sum()\nx = df.rolling(3).sum()\n"
+            "d = pd.date_range('2020', periods=3, freq='D')\n"
+        ),
+    ),
+    (
+        "pandas-set-axis-inplace",
+        "df.set_axis(['a', 'b'], axis=1, inplace=True)  # rename\n",
+        "df = df.set_axis(['a', 'b'], axis=1)  # rename\n",
+    ),
+    (
+        "pandas-set-axis-inplace",
+        "return df.set_axis([*df.columns[:-1], 'Test'], axis=1, inplace=False)\n",
+        "return df.set_axis([*df.columns[:-1], 'Test'], axis=1)\n",
+    ),
+    (
+        "pandas-positional-to-keyword",
+        _d("""
+            df = (df.drop("var2", 1)  # DS-1000
+                  .rename(columns=str.upper))
+            parts = pd.DataFrame(df.row.str.split(' ', 1).tolist(), columns=['fips', 'row'])
+            tail = s.str.rsplit('/', 1, True)
+            result = long.pivot("date", "city", "temp")
+            wide = pd.concat([a, b], 1)
+            t = pd.read_csv('f.csv', ';')
+            c = df.dropna(1)
+            d = df.set_axis(labels, 'columns')
+        """),
+        _d("""
+            df = (df.drop("var2", axis=1)  # DS-1000
+                  .rename(columns=str.upper))
+            parts = pd.DataFrame(df.row.str.split(' ', n=1).tolist(), columns=['fips', 'row'])
+            tail = s.str.rsplit('/', n=1, expand=True)
+            result = long.pivot(index="date", columns="city", values="temp")
+            wide = pd.concat([a, b], axis=1)
+            t = pd.read_csv('f.csv', sep=';')
+            c = df.dropna(axis=1)
+            d = df.set_axis(labels, axis='columns')
+        """),
+    ),
+    (
+        "pandas-positional-to-keyword",
+        (
+            "x = 'a,b'.split(',', 1)\ny = spark_df.drop('a', 'b')\nz = df.drop('a', axis=1)\n"
+            "w = df.groupBy('k').pivot('c', ['x'])\nv = my.concat([a, b], 1)\n"
+        ),
+        (
+            "x = 'a,b'.split(',', 1)\ny = spark_df.drop('a', 'b')\nz = df.drop('a', axis=1)\n"
+            "w = df.groupBy('k').pivot('c', ['x'])\nv = my.concat([a, b], 1)\n"
+        ),
+    ),
+    (
+        "pandas-groupby-numeric-only",
+        (
+            "result = games.groupby('team').mean()\n"
+            "thirds = df.groupby(df.index // 3).mean()  # DS-1000\n"
+            "both = df.groupby('k')[['a', 'b']].sum(min_count=1)\n"
+        ),
+        (
+            "result = games.groupby('team').mean(numeric_only=True)\n"
+            "thirds = df.groupby(df.index // 3).mean(numeric_only=True)  # DS-1000\n"
+            "both = df.groupby('k')[['a', 'b']].sum(min_count=1, numeric_only=True)\n"
+        ),
+    ),
+    (
+        "pandas-groupby-numeric-only",
+        (
+            "a = df.groupby('k')['v'].mean()\nb = df.groupby('k').mean(numeric_only=False)\n"
+            "c = df.groupby('k').std()\nd = df.mean()\ne = df.groupby('k').agg('mean')\n"
+        ),
+        (
+            "a = df.groupby('k')['v'].mean()\nb = df.groupby('k').mean(numeric_only=False)\n"
+            "c = df.groupby('k').std()\nd = df.mean()\ne = df.groupby('k').agg('mean')\n"
+        ),
+    ),
+    # -- scipy -------------------------------------------------------------------------
+    (
+        "scipy-sparse-dense-attributes",
+        (
+            "result = M.A.diagonal(0)  # DS-1000\n"
+            "band = sparse.spdiags(matrix, (1, 0, -1), 5, 5).T.A\n"
+            "h = sa.tocsr().H\n"
+        ),
+        (
+            "result = M.toarray().diagonal(0)  # DS-1000\n"
+            "band = sparse.spdiags(matrix, (1, 0, -1), 5, 5).T.toarray()\n"
+            "h = sa.tocsr().conj().T\n"
+        ),
+    ),
+    (
+        "scipy-sparse-dense-attributes",
+        "from scipy.sparse import random\nr = random(3, 3, density=0.5)\ndense = r.A\n",
+        "from scipy.sparse import random\nr = random(3, 3, density=0.5)\ndense = r.toarray()\n",
+    ),
+    (
+        "scipy-sparse-dense-attributes",  # DataFrame columns named A
+        (
+            "x = df[pd.to_numeric(df.A, errors='coerce').notnull()]\nif v in D.A.values:\n    pass\n"
+            "m.A = 3\n"
+        ),
+        (
+            "x = df[pd.to_numeric(df.A, errors='coerce').notnull()]\nif v in D.A.values:\n    pass\n"
+            "m.A = 3\n"
+        ),
+    ),
+    (
+        "scipy-misc-to-datasets",
+        "from scipy import misc\nfrom scipy import ndimage\n\ndata_orig = misc.face()\n",
+        "from scipy import datasets\nfrom scipy import ndimage\n\ndata_orig = datasets.face()\n",
+    ),
+    (
+        "scipy-misc-to-datasets",
+        "from scipy import datasets, misc\na = misc.face()\nb = datasets.ascent()\n",
+        "from scipy import datasets\na = datasets.face()\nb = datasets.ascent()\n",
+    ),
+    (
+        "scipy-misc-to-datasets",
+        "from scipy.misc import ascent as picture\nimg = picture()\n",
+        "from scipy.datasets import ascent as picture\nimg = picture()\n",
+    ),
+    (
+        "scipy-misc-to-datasets",
+        "import scipy\nsignal = scipy.misc.electrocardiogram()\n",
+        "import scipy\nsignal = scipy.datasets.electrocardiogram()\n",
+    ),
+    (
+        "scipy-misc-to-datasets",  # a datasets of another library's is not taken
+        "from sklearn import datasets\nfrom scipy import misc\nimg = misc.face()\n",
+        "from sklearn import datasets\nfrom scipy import misc\nimg = misc.face()\n",
+    ),
+    (
+        "scipy-quadrature-to-quad",
+        "result = scipy.integrate.quadrature(lambda x: 2 * c * x, low, high)[0]  # DS-1000\n",
+        "result = scipy.integrate.quad(lambda x: 2 * c * x, low, high)[0]  # DS-1000\n",
+    ),
+    (
+        "scipy-quadrature-to-quad",
+        "from scipy.integrate import quadrature\nresult, error = quadrature(f, 0.0, 1.0, tol=1e-10)\n",
+        "from scipy.integrate import quad\nresult, error = quad(f, 0.0, 1.0, epsabs=1e-10)\n",
+    ),
+    (
+        "scipy-quadrature-to-quad",
+        "from scipy import integrate\nv = integrate.romberg(f, 0, 1, args=(2,))\n",
+        "from scipy import integrate\nv = integrate.quad(f, 0, 1, args=(2,))[0]\n",
+    ),
+    # -- scikit-learn, matplotlib, tensorflow -----------------------------------------------
+    (
+        "sklearn-get-feature-names-out",
+        "names = np.asarray(vectorizer.get_feature_names())[selector.get_support()]\n",
+        "names = np.asarray(vectorizer.get_feature_names_out())[selector.get_support()]\n",
+    ),
+    (
+        "sklearn-get-feature-names-out",
+        "import mylib\nnames = mylib.get_feature_names()\n",
+        "import mylib\nnames = mylib.get_feature_names()\n",
+    ),
+    (
+        "matplotlib-get-cmap-to-colormaps",
+        "import matplotlib as mpl\nfrom matplotlib import cm\na = cm.get_cmap('viridis')\nb = mpl.cm.get_cmap('jet', 8)\n",
+        "import matplotlib as mpl\nfrom matplotlib import cm\na = mpl.colormaps['viridis']\nb = mpl.colormaps['jet'].resampled(8)\n",
+    ),
+    (
+        "matplotlib-get-cmap-to-colormaps",
+        "import matplotlib.pyplot as plt\na = plt.cm.get_cmap('jet')\nb = matplotlib.cm.get_cmap(name)\n",
+        "import matplotlib.pyplot as plt\na = plt.get_cmap('jet')\nb = plt.get_cmap(name)\n",
+    ),
+    (
+        "matplotlib-get-cmap-to-colormaps",
+        "import matplotlib.cm as cm\nc = cm.get_cmap(cmap)\n",
+        "import matplotlib.cm as cm\nimport matplotlib\n\nc = matplotlib.colormaps.get_cmap(cmap)\n",
+    ),
+    (
+        "matplotlib-get-cmap-to-colormaps",  # DS-1000's check reads a mappable's get_cmap
+        'assert ax.collections[0].get_cmap().name == "Spectral"\n',
+        'assert ax.collections[0].get_cmap().name == "Spectral"\n',
+    ),
+    (
+        "tensorflow-optimizer-lr-keyword",
+        "opt = tf.keras.optimizers.SGD(lr=0.5)\nadam = keras.optimizers.Adam(lr=1e-3)\n",
+        "opt = tf.keras.optimizers.SGD(learning_rate=0.5)\nadam = keras.optimizers.Adam(lr=1e-3)\n",
+    ),
+    (
+        "tensorflow-optimizer-lr-keyword",
+        (
+            "from tensorflow.keras.optimizers import Adam\nfrom keras.optimizers import RMSprop\n"
+            "a = Adam(lr=1e-3)\nb = RMSprop(lr=0.01, rho=0.9)\nt = torch.optim.SGD(params, lr=0.1)\n"
+        ),
+        (
+            "from tensorflow.keras.optimizers import Adam\nfrom keras.optimizers import RMSprop\n"
+            "a = Adam(learning_rate=1e-3)\nb = RMSprop(learning_rate=0.01, rho=0.9)\nt = torch.optim.SGD(params, lr=0.1)\n"
+        ),
+    ),
+    (
+        "tensorflow-optimizer-lr-attribute",
+        "tf.keras.backend.set_value(opt.lr, 0.01)\nprint(model.optimizer.lr)\n",
+        "tf.keras.backend.set_value(opt.learning_rate, 0.01)\nprint(model.optimizer.learning_rate)\n",
+    ),
+    (
+        "tensorflow-optimizer-lr-attribute",  # no TensorFlow here
+        "for group in optimizer.param_groups:\n    group['lr'] = 0.1\nrate = opt.lr\n",
+        "for group in optimizer.param_groups:\n    group['lr'] = 0.1\nrate = opt.lr\n",
+    ),
+    (
+        "tensorflow-keras-moved-names",
+        (
+            "norm = tf.keras.layers.experimental.preprocessing.Normalization(axis=-1)\n"
+            "schedule = tf.keras.experimental.CosineDecay(initial_learning_rate=0.1, decay_steps=10)\n"
+        ),
+        (
+            "norm = tf.keras.layers.Normalization(axis=-1)\n"
+            "schedule = tf.keras.optimizers.schedules.CosineDecay(initial_learning_rate=0.1, decay_steps=10)\n"
+        ),
+    ),
+    (
+        "tensorflow-keras-moved-names",
+        "from tensorflow.keras.layers.experimental.preprocessing import Normalization, Rescaling\n",
+        "from tensorflow.keras.layers import Normalization, Rescaling\n",
+    ),
+    (
+        "tensorflow-keras-moved-names",
+        "from tensorflow import keras\nn = keras.layers.experimental.preprocessing.Normalization()\n",
+        "from tensorflow import keras\nn = keras.layers.Normalization()\n",
+    ),
+    (
+        "tensorflow-fit-generator",
+        (
+            "model.fit_generator(batches(), steps_per_epoch=3, epochs=2, verbose=0)\n"
+            "model.fit_generator(gen, 10, 2)\nloss = model.evaluate_generator(gen, 3)\n"
+            "p = model.predict_generator(generator=gen, verbose=1)\n"
+        ),
+        (
+            "model.fit(batches(), steps_per_epoch=3, epochs=2, verbose=0)\n"
+            "model.fit(gen, steps_per_epoch=10, epochs=2)\nloss = model.evaluate(gen, steps=3, verbose=0)\n"
+            "p = model.predict(x=gen, verbose=1)\n"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "before", "after"), CASES)
+def test_codemod(name: str, before: str, after: str) -> None:
+    rewrite = apply(before, [name])
+    assert rewrite.source == after
+    assert rewrite.applied == ((name,) if after != before else ())
+
+
+@pytest.mark.parametrize(("name", "before", "after"), CASES)
+def test_applying_twice_is_applying_once(name: str, before: str, after: str) -> None:
+    assert apply(after, [name]).source == after
+    once = apply(before).source
+    assert apply(once).source == once
+
+
+def test_every_codemod_has_cases() -> None:
+    covered = {name for name, _, _ in CASES} | {name for name, _, _ in SKIPS}
+    assert covered >= set(CODEMODS) - {"numpy2-legacy-print"}  # tested on its own below
+
+
+# (codemod, source, part of the reason it gives for leaving a use alone)
+SKIPS: list[tuple[str, str, str]] = [
+    (
+        "pandas-append-to-concat",
+        "out = out.append(pd.Series([1]), ignore_index=True)\n",
+        "cannot tell",
+    ),
+    (
+        "pandas-fillna-method-to-ffill",
+        "df['A'].replace(to_replace=0, method='ffill', inplace=True)  # DS-1000\n",
+        "no drop-in replacement",
+    ),
+    ("pandas-fillna-method-to-ffill", "y = df.fillna(method=how)\n", "not a literal"),
+    (
+        "pandas-fillna-method-to-ffill",
+        "y = df.fillna(method='ffill', downcast='infer')\n",
+        "do not take",
+    ),
+    (
+        "pandas-set-axis-inplace",
+        "x = df.set_axis(['a'], axis=1, inplace=True)\n",
+        "inside an expression",
+    ),
+    (
+        "pandas-delim-whitespace-to-sep",
+        "t = pd.read_csv(p, sep=',', delim_whitespace=True)\n",
+        "beside a separator",
+    ),
+    (
+        "scipy-interp2d",
+        "import scipy.interpolate as intp\nf = intp.interp2d(x, y, a)\n",
+        "no drop-in replacement",
+    ),
+    (
+        "scipy-interp2d",
+        "from scipy.interpolate import interp2d\nf = interp2d(x, y, z, kind='linear')\n",
+        "no drop-in replacement",
+    ),
+    (
+        "scipy-misc-to-datasets",
+        "from scipy.misc import derivative\nd = derivative(f, 2.0, dx=1e-4)\n",
+        "derivative has no drop-in",
+    ),
+    (
+        "scipy-quadrature-to-quad",
+        "w = scipy.integrate.quadrature(f, 0, 1, maxiter=100)\n",
+        "no counterpart",
+    ),
+    (
+        "scipy-misc-to-datasets",
+        "from sklearn import datasets\nfrom scipy import misc\nimg = misc.face()\n",
+        "taken",
+    ),
+    (
+        "tensorflow-optimizer-lr-keyword",
+        "opt = tf.keras.optimizers.SGD(learning_rate=0.1, decay=0.5)\n",
+        "schedules",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "reason"), SKIPS)
+def test_uses_left_alone_say_why(name: str, source: str, reason: str) -> None:
+    rewrite = apply(source, [name])
+    assert rewrite.source == source
+    assert rewrite.applied == ()
+    assert [n for n, _ in rewrite.skipped] == [name]
+    assert reason in rewrite.skipped[0][1]
+
+
+def test_formatting_and_comments_elsewhere_are_kept() -> None:
+    before = _d("""
+        # a context, oddly formatted on purpose
+        import numpy   as np ;  import pandas as pd
+
+        def   tidy( frame ) :   # keep me
+            frame = frame.fillna(method = "ffill")   # and me
+            return frame.groupby( "k" ).sum( )
+
+        x = [1,2,
+             np.NaN ,   # trailing
+        ]
+    """)
+    after = _d("""
+        # a context, oddly formatted on purpose
+        import numpy   as np ;  import pandas as pd
+
+        def   tidy( frame ) :   # keep me
+            frame = frame.ffill()   # and me
+            return frame.groupby( "k" ).sum( numeric_only=True)
+
+        x = [1,2,
+             np.nan ,   # trailing
+        ]
+    """)
+    rewrite = apply(before)
+    assert rewrite.source == after
+    assert rewrite.applied == (
+        "numpy-nan-inf-aliases",
+        "pandas-fillna-method-to-ffill",
+        "pandas-groupby-numeric-only",
+    )
+    assert rewrite.skipped == ()
+
+
+def test_nothing_to_do_is_no_change() -> None:
+    source = "import numpy as np\nx = np.nan\n"
+    assert apply(source) == Rewrite(source)
+
+
+@pytest.mark.parametrize(
+    "source", ["def f(:\n", "print 'python 2'\n", "x = (\n", "    x = (\n", "\x00"]
+)
+def test_unparseable_source_comes_back_unchanged(source: str) -> None:
+    rewrite = apply(source)
+    assert rewrite.source == source
+    assert rewrite.applied == ()
+    assert [n for n, _ in rewrite.skipped] == list(DEFAULT)
+    assert all(reason.startswith("source does not parse") for _, reason in rewrite.skipped)
+
+
+def test_an_indented_function_body_comes_back_indented() -> None:
+    """DS-1000's solutions to "complete this function" problems are the body alone."""
+    body = _d("""
+        placeholder
+            df["when"] = df["when"].fillna(method="ffill")  # carry forward
+            result = df.groupby(df.index // 3).mean()
+
+            return result
+    """).removeprefix("placeholder\n")
+    rewrite = apply(body)
+    assert rewrite.source == body.replace('fillna(method="ffill")', "ffill()").replace(
+        ".mean()", ".mean(numeric_only=True)"
+    )
+    assert rewrite.applied == ("pandas-fillna-method-to-ffill", "pandas-groupby-numeric-only")
+
+
+def test_no_import_goes_above_an_indented_body() -> None:
+    body = "    from numpy import product\n    y = product(x)\n"
+    rewrite = apply(body, ["numpy-product-to-prod"])
+    assert rewrite.source == body
+    assert rewrite.skipped == (
+        ("numpy-product-to-prod", "it would add an import above an indented snippet"),
+    )
+
+
+def test_an_unknown_codemod_is_an_error() -> None:
+    with pytest.raises(KeyError, match="no-such-codemod"):
+        apply("x = 1\n", ["no-such-codemod"])
+
+
+def test_without_ruff_its_fixes_are_skipped_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "ruff.__main__", None)  # importing it fails
+    source = "import numpy as np\nx = np.NaN + np.NINF\ny = np.in1d(a, b)\n"
+    rewrite = apply(source, ["numpy-nan-inf-aliases", "numpy-in1d-to-isin"])
+    # what LibCST does itself still happens
+    assert rewrite.source == "import numpy as np\nx = np.NaN + -np.inf\ny = np.isin(a, b).ravel()\n"
+    ((name, reason),) = rewrite.skipped
+    assert name == "numpy-nan-inf-aliases"
+    assert "ruff is not installed" in reason
+
+
+def test_the_legacy_print_guard_goes_after_the_numpy_import() -> None:
+    context = _d("""
+        import pandas as pd
+        import numpy as np  # arrays
+        df = pd.DataFrame({"a": [1.0]})
+    """)
+    rewrite = apply(context, ["numpy2-legacy-print"])
+    assert rewrite.source == _d("""
+        import pandas as pd
+        import numpy as np  # arrays
+        if int(np.__version__.split(".")[0]) >= 2:  # print scalars as NumPy 1 did
+            np.set_printoptions(legacy="1.25")
+        df = pd.DataFrame({"a": [1.0]})
+    """)
+    assert apply(rewrite.source, ["numpy2-legacy-print"]).source == rewrite.source
+
+
+@pytest.mark.parametrize(("version", "calls"), [("1.26.4", []), ("2.1.3", [{"legacy": "1.25"}])])
+def test_the_legacy_print_guard_is_harmless_on_numpy_1(
+    version: str, calls: list[dict[str, str]]
+) -> None:
+    """legacy="1.25" is no NumPy 1 option: the guard calls set_printoptions on NumPy 2 only."""
+    seen: list[dict[str, str]] = []
+    fake = types.ModuleType("numpy")
+    fake.__version__ = version  # type: ignore[attr-defined]
+    fake.set_printoptions = lambda **options: seen.append(options)  # type: ignore[attr-defined]
+    context = apply("import numpy as np\n", ["numpy2-legacy-print"]).source
+    exec(context.replace("import numpy as np\n", ""), {"np": fake})
+    assert seen == calls
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import pandas as pd\ndf = pd.DataFrame()\n",  # no numpy: nothing prints its scalars
+        "import numpy\nnumpy.set_printoptions(legacy='1.25')\n",  # done already
+    ],
+)
+def test_the_legacy_print_guard_only_where_wanted(source: str) -> None:
+    assert apply(source, ["numpy2-legacy-print"]).applied == ()
+
+
+def test_the_legacy_print_guard_is_opt_in() -> None:
+    assert "numpy2-legacy-print" not in DEFAULT
+    assert apply("import numpy as np\n").applied == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "offsets", "new"),
+    [
+        ("T", True, "min"),
+        ("5T", False, "5min"),
+        ("1H30T", True, "1h30min"),
+        ("-2H", True, "-2h"),
+        ("M", True, "ME"),
+        ("M", False, "M"),
+        ("A-DEC", True, "YE-DEC"),
+        ("AS-JAN", True, "YS-JAN"),
+        ("2BM", True, "2BME"),
+        ("W-SUN", True, "W-SUN"),
+        ("15min", True, "15min"),
+        ("ME", True, "ME"),
+        ("Temperature", True, None),
+        ("", True, None),
+        ("x-y", True, None),
+        ("5 T", True, None),
+    ],
+)
+def test_new_frequency(text: str, offsets: bool, new: str | None) -> None:
+    assert new_frequency(text, offsets=offsets) == new
+
+
+def test_diff() -> None:
+    before = "import numpy as np\nx = np.NaN\n"
+    after = apply(before).source
+    assert diff(before, after, "answer.py") == (
+        "--- a/answer.py\n+++ b/answer.py\n@@ -1,2 +1,2 @@\n import numpy as np\n"
+        "-x = np.NaN\n+x = np.nan\n"
+    )
+    assert diff(before, before, "answer.py") == ""
+    assert diff("x = 1", "x = 2", "p.py").endswith("+x = 2\n\\ No newline at end of file\n")
+
+
+def test_codemods_describe_themselves() -> None:
+    libraries = {e.library for e in load_catalogue()}
+    for name, codemod in CODEMODS.items():
+        assert codemod.name == name
+        assert name == name.lower() and " " not in name
+        assert codemod.library in libraries
+        assert codemod.description and "\n" not in codemod.description
+        assert codemod.reference
+
+
+def test_the_catalogue_and_the_codemods_name_each_other() -> None:
+    named = {e.codemod for e in load_catalogue() if e.codemod is not None}
+    assert named - set(CODEMODS) == set(), "catalogue entries name codemods that do not exist"
+    assert set(CODEMODS) - named == set(), "codemods no catalogue entry names"
+    for entry in load_catalogue():
+        if entry.codemod is not None:
+            assert entry.library == CODEMODS[entry.codemod].library, entry.old
+
+
+def test_a_catalogue_codemod_must_be_a_name(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[[api]]\nlibrary = "numpy"\nold = "x"\nnew = "y"\npattern = "x"\ncodemod = 3\n'
+    )
+    with pytest.raises(ProblemError, match=r"api\[0\]\.codemod"):
+        load_catalogue(path)
