@@ -31,6 +31,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from packaging.version import InvalidVersion, Version
+
 from harness import pipeline, runtime_data
 from harness.errors import UsageError
 from harness.libraries import BY_KEY
@@ -150,11 +152,12 @@ def conditioned_module(original: str, repaired: str, module: str, version: tuple
 
 
 def _minor(version: str) -> tuple[int, int] | None:
-    parts = version.split(".")[:2]
+    """(major, minor) of a release, None when ``version`` is none."""
     try:
-        return (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0)
-    except ValueError:
+        release = Version(version).release
+    except InvalidVersion:
         return None
+    return (release[0], release[1] if len(release) > 1 else 0)
 
 
 def split_version(
