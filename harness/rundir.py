@@ -7,6 +7,7 @@
     envs/<combo>.json        the combo's EnvInfo; .lock its uv lock; .executor.json its executor
     answers/<model>.jsonl    the model answers the run executed
     analysis.json            attribution and bisection Findings (--bisect)
+    validity.json            each reference's validity range per library (harness.validity)
     releases.json            ReleaseNews (harness releases --write)
     summary.json, summary.md, report.html, junit.xml, junit/, exports/   the reports
 
@@ -272,6 +273,10 @@ class RunDir:
     @property
     def releases(self) -> Path:
         return self.root / "releases.json"
+
+    @property
+    def validity_json(self) -> Path:
+        return self.root / "validity.json"
 
     @property
     def report_html(self) -> Path:

@@ -79,6 +79,9 @@ def test_report_in_a_headless_browser(tmp_path: Path) -> None:
         "executions": str(data["executions"]),
         "drifted": str(len(data["drift"])),
         "warnings": str(len(data["warnings"])),
+        "limited": str(
+            sum(1 for v in json.loads(run.validity_json.read_text()) if v["class"] == "drifted")
+        ),
     }
     passes = dict(re.findall(r'data-pass="([^"]+)">(\d+)<', dom.stdout))
     assert passes["old|reference"] == "2"

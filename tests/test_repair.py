@@ -38,9 +38,12 @@ if TYPE_CHECKING:
 CONTEXT = """
 import pandas as pd
 
-def generate_ans(data):
-    a, b = data
-    return a.append(b, ignore_index=True)
+def generate_test_case(test_case_id):
+    def generate_ans(data):
+        a, b = data
+        return a.append(b, ignore_index=True)
+    a, b = pd.DataFrame({"x": [1]}), pd.DataFrame({"x": [2]})
+    return (a, b), generate_ans((a, b))
 
 def test_execution(solution: str):
     pass
@@ -205,6 +208,13 @@ def test_no_verify_writes_diffs_dataset_table_and_summary(tmp_path: Path) -> Non
     assert set(loaded) == {"ds1000/1", "ds1000/2", "ds1000/3"}
     assert "pd.concat" in loaded["ds1000/1"].reference_code
     assert loaded["ds1000/2"].reference_code == ROWS[1]["reference_code"]
+    # each row carries its validity: the original's range, and the repair's verdict
+    rows = [json.loads(line) for line in (root / "ds1000.jsonl").read_text().splitlines()]
+    validity = {r["metadata"]["problem_id"]: r["metadata"].get("validity") for r in rows}
+    assert validity[1]["class"] == "drifted"
+    assert validity[1]["combos"] == {"old": "pass", "new": "error"}
+    assert validity[1]["repair"] == {"verdict": table.UNVERIFIED, "passes_in": []}
+    assert "repair" not in validity[2]
     saved = table.read(root / "verification.json")
     assert saved is not None
     assert {r.problem_id: r.verdict for r in saved.rows} == {
@@ -308,9 +318,13 @@ def test_conditioned_context_keeps_its_strings_and_defines_its_names() -> None:
 class Canned:
     """Stands in for the throwaway runs: statuses by run name and (problem, source, combo)."""
 
-    def __init__(self, runs: dict[str, Statuses]) -> None:
+    def __init__(
+        self, runs: dict[str, Statuses], messages: dict[tuple[str, str], str] | None = None
+    ) -> None:
         self.runs = runs
+        self.messages = messages or {}
         self.asked: dict[str, list[tuple[str, str]]] = {}
+        self.contexts: dict[str, dict[str, str]] = {}
 
     def __call__(
         self,
@@ -319,9 +333,17 @@ class Canned:
         combos: Sequence[Combo],
         problems: Sequence[Problem],
         solutions: Sequence[Solution],
-    ) -> Statuses:
+    ) -> list[Outcome]:
         self.asked[name] = [(s.problem_id, s.source) for s in solutions]
-        return {k: v for k, v in self.runs.get(name, {}).items() if k[2] in {c.id for c in combos}}
+        self.contexts[name] = {p.id: p.code_context for p in problems}
+        ids = {c.id for c in combos}
+        return [
+            Outcome(
+                "lab", c, pid, source, Status(status), message=self.messages.get((pid, source), "")
+            )
+            for (pid, source, c), status in self.runs.get(name, {}).items()
+            if c in ids
+        ]
 
 
 def _verify(
@@ -335,7 +357,7 @@ def _verify(
         '[combos.new]\npandas = "2.2.3"\n',
         encoding="utf-8",
     )
-    monkeypatch.setattr(verify, "_run", canned)
+    monkeypatch.setattr(verify, "_outcomes", canned)
     run = make_run(tmp_path)
     run.write_analysis(findings)
     done = repair(run.root, env_root=tmp_path / "envs", reporter=QuietReporter())
@@ -351,26 +373,22 @@ def test_verified_when_it_passes_everywhere_and_keeps_the_check(
     canned = Canned(
         {
             "matrix": {(P1, REFERENCE, "old"): "pass", (P1, REFERENCE, "new"): "pass"},
-            "baseline": {
-                (P1, "idiom:original", "old"): "pass",
-                (P1, "model:m", "old"): "pass",
-                (P1, "model:w", "old"): "fail",
-            },
+            "baseline": {(P1, "model:m", "old"): "pass", (P1, "model:w", "old"): "fail"},
+            "meaning": {(P1, "idiom:original", "old"): "pass"},
             "answers": {("ds1000/3", "model:s", "new"): "pass"},
         }
     )
     found = _verify(tmp_path, canned, monkeypatch)
     row = next(r for r in found.rows if r.problem_id == P1)
     assert (row.verdict, row.reason) == (table.VERIFIED, "")
-    assert row.meaning == "kept"
+    assert row.meaning == "kept: the test inputs and expected results are the original ones"
     assert (row.answers_kept, row.answers_changed) == (2, ())
     assert row.repaired == {"old": "pass", "new": "pass"}
-    # the baseline run got the original reference and both answers; no conditioned run
-    assert sorted(canned.asked["baseline"]) == [
-        (P1, "idiom:original"),
-        (P1, MODEL_PREFIX + "m"),
-        (P1, MODEL_PREFIX + "w"),
-    ]
+    # the baseline run got both answers; the meaning run the original reference, in a
+    # context that builds each test case both ways; no conditioned run
+    assert sorted(canned.asked["baseline"]) == [(P1, MODEL_PREFIX + "m"), (P1, MODEL_PREFIX + "w")]
+    assert canned.asked["meaning"] == [(P1, "idiom:original")]
+    assert "harness meaning check" in canned.contexts["meaning"][P1]
     assert canned.asked.get("conditioned", []) == []
     # the stale answer, rewritten, ran where it first failed, and passes: API-stale
     assert canned.asked["answers"] == [("ds1000/3", "model:s")]
@@ -389,18 +407,20 @@ def test_a_weaker_check_needs_a_human(tmp_path: Path, monkeypatch: pytest.Monkey
         {
             "matrix": {(P1, REFERENCE, "old"): "pass", (P1, REFERENCE, "new"): "pass"},
             "baseline": {
-                (P1, "idiom:original", "old"): "error",
                 (P1, "model:m", "old"): "pass",
                 (P1, "model:w", "old"): "pass",  # failed the original: the check got weaker
             },
-        }
+            "meaning": {(P1, "idiom:original", "old"): "error"},
+        },
+        {(P1, "idiom:original"): "AssertionError: harness meaning check: test case 1: …"},
     )
     row = next(r for r in _verify(tmp_path, canned, monkeypatch).rows if r.problem_id == P1)
     assert row.verdict == table.NEEDS_HUMAN
     assert row.answers_changed == ("model:w: fail → pass",)
+    assert row.meaning.startswith("changed: ")
+    assert "harness meaning check: test case 1" in row.meaning
     assert row.reason == (
-        "the repaired context does not accept the original reference; "
-        "the check changed its verdict on 1 model answers"
+        "the repaired context changes the problem; the check changed its verdict on 1 model answers"
     )
 
 
@@ -410,17 +430,14 @@ def test_version_conditioned_when_the_repair_holds_only_in_newer_releases(
     canned = Canned(
         {
             "matrix": {(P1, REFERENCE, "old"): "error", (P1, REFERENCE, "new"): "pass"},
-            "baseline": {
-                (P1, "idiom:original", "old"): "pass",
-                (P1, "model:m", "old"): "pass",
-                (P1, "model:w", "old"): "fail",
-            },
+            "baseline": {(P1, "model:m", "old"): "pass", (P1, "model:w", "old"): "fail"},
+            "meaning": {(P1, "idiom:original", "old"): "pass"},
             "conditioned": {(P1, REFERENCE, "old"): "pass", (P1, REFERENCE, "new"): "pass"},
             "conditioned-baseline": {
-                (P1, "idiom:original", "old"): "pass",
                 (P1, "model:m", "old"): "pass",
                 (P1, "model:w", "old"): "fail",
             },
+            "conditioned-meaning": {(P1, "idiom:original", "old"): "pass"},
         }
     )
     found = _verify(tmp_path, canned, monkeypatch)
@@ -431,7 +448,10 @@ def test_version_conditioned_when_the_repair_holds_only_in_newer_releases(
     )
     assert '__import__("pandas").__version__' in row.conditioned
     assert ">= (2, 2)" in row.conditioned
-    assert (row.meaning, row.answers_kept) == ("kept", 2)
+    assert (row.meaning, row.answers_kept) == (
+        "kept: the test inputs and expected results are the original ones",
+        2,
+    )
     # the context used the removed API too: it is conditioned the same way
     assert row.conditioned_context.startswith("# version-conditioned by harness repair: ")
     assert "pandas 2.2 on" in row.conditioned_context
@@ -454,9 +474,9 @@ def test_a_bisected_first_bad_release_splits_the_ranges(
     canned = Canned(
         {
             "matrix": {(P1, REFERENCE, "old"): "error", (P1, REFERENCE, "new"): "pass"},
-            "baseline": checks,
+            "meaning": checks,
             "conditioned": both,
-            "conditioned-baseline": checks,
+            "conditioned-meaning": checks,
         }
     )
     bisected = Finding(P1, REFERENCE, "old", "new", "pandas", first_bad="2.0.0")
@@ -474,7 +494,7 @@ def test_the_repair_failing_where_the_original_failed_needs_a_human(
     canned = Canned(
         {
             "matrix": {(P1, REFERENCE, "old"): "pass", (P1, REFERENCE, "new"): "fail"},
-            "baseline": {(P1, "idiom:original", "old"): "pass"},
+            "meaning": {(P1, "idiom:original", "old"): "pass"},
         }
     )
     row = next(r for r in _verify(tmp_path, canned, monkeypatch).rows if r.problem_id == P1)
@@ -517,7 +537,8 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
     for row in rows.values():
         assert row.original == {"ds1000-2024": "pass", "latest": "error"}
         assert row.repaired == {"ds1000-2024": "pass", "latest": "pass"}
-        assert (row.meaning, row.answers_kept, row.answers_changed) == ("kept", 1, ())
+        assert row.meaning.startswith("kept"), row
+        assert (row.answers_kept, row.answers_changed) == (1, ())
     # the repaired file runs as any problem file does, and both pass in both combos
     check = pipeline.plan(
         RunRequest(

@@ -7,6 +7,10 @@
                               (``harness run --problems results/<run-id>/repairs/ds1000.jsonl``)
     verification.json, .md    the verification table (harness.repair.table)
 
+Each row of a repaired dataset carries its validity in ``metadata.validity``: the
+original reference's range per library (as ``validity.json`` has it) and, for a
+repaired row, the repair's verdict and the combos where the repaired reference passed.
+
 A dataset is written for JSONL inputs in DS-1000's format; our TOML problems are
 rewritten in place only on request (:func:`rewrite_toml_in_place`).
 """
@@ -21,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import downloads
+from harness.drift import trajectories
 from harness.errors import ProblemError
 from harness.formats import ds1000
 from harness.jsonl import read_rows
@@ -29,6 +34,7 @@ from harness.repair import table
 from harness.repair.codemods import apply, diff
 from harness.results import write_json
 from harness.tomlfile import TomlFile
+from harness.validity import validities
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -112,10 +118,20 @@ def write(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(problem_diff(shown), encoding="utf-8")
         written.append(path)
+    validity = {
+        v.problem_id: v.to_dict()
+        for v in validities(trajectories(run.read_all(), plan.order), run.read_analysis())
+    }
+    for pid, row in rows.items():
+        if pid in validity and row.verdict in _KEPT:
+            validity[pid]["repair"] = {
+                "verdict": row.verdict,
+                "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
+            }
     datasets = [
         d
         for location in inputs
-        if (d := write_dataset(location, final, problems, root)) is not None
+        if (d := write_dataset(location, final, problems, root, validity)) is not None
     ]
     return Written(tuple(written), tuple(datasets))
 
@@ -129,17 +145,19 @@ def write_dataset(
     code: Mapping[str, tuple[str, str]],
     problems: Sequence[Problem],
     root: Path,
+    validity: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Path | None:
     """A copy of the DS-1000 file at ``location`` with the rows of ``code`` (problem id →
     (reference, context)) rewritten, as ``root/<its set name>.jsonl``; None when it is
-    no DS-1000 JSONL file or none of its rows is repaired."""
+    no DS-1000 JSONL file or none of its rows is repaired. ``validity`` (problem id →
+    its record) goes into each row's ``metadata.validity``."""
     path = downloads.resolve(location)
     if not path.is_file() or not path.name.endswith((".jsonl", ".jsonl.gz")):
         return None
     set_name = set_name_of(path)
-    by_native = {
-        p.native_id: code[p.id] for p in problems if p.id in code and p.set_name == set_name
-    }
+    ours = [p for p in problems if p.set_name == set_name]
+    by_native = {p.native_id: code[p.id] for p in ours if p.id in code}
+    ranges = {p.native_id: validity[p.id] for p in ours if validity and p.id in validity}
     if not by_native:
         return None
     lines = []
@@ -149,8 +167,13 @@ def write_dataset(
         meta = row.get("metadata")
         if not isinstance(meta, dict):
             raise ProblemError(location, f"line {number}", "metadata is not an object")
-        repaired = by_native.get(str(meta.get("problem_id")))
-        fields = {"reference_code": repaired[0], "code_context": repaired[1]} if repaired else {}
+        native = str(meta.get("problem_id"))
+        repaired = by_native.get(native)
+        fields: dict[str, object] = {}
+        if repaired:
+            fields = {"reference_code": repaired[0], "code_context": repaired[1]}
+        if native in ranges:
+            fields["metadata"] = {**meta, "validity": ranges[native]}
         lines.append(json.dumps({**row, **fields}, ensure_ascii=False))
     # plain JSONL under the set's own name, so the problem ids are the original ones
     out = root / f"{set_name}.jsonl"

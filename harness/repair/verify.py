@@ -6,10 +6,10 @@ a results root of its own (``repairs/runs/``):
 1. **across the matrix** — the repaired reference, in the repaired context, passes in
    every combo where the original passed and in every combo where it drifted (combos
    where it failed before it ever passed — the API did not exist yet — are not asked);
-2. **meaning** — in the baseline combo, the *original* reference passes the repaired
-   context: the repaired context's test inputs and expected results agree with what
-   the original problem computed (its expected results come from running its own code
-   on its own inputs, so a changed input or a changed expectation fails here);
+2. **meaning** — in the baseline combo, the repaired context builds the same test
+   inputs and expected results as the original, compared value by value with the
+   problem's own comparison (``harness.repair.meaning``), and the *original* reference
+   passes it;
 3. **check not weaker** — in the baseline combo, every model answer the run executed
    keeps its verdict against the repaired problem: what failed still fails, what
    passed still passes.
@@ -39,6 +39,7 @@ from harness.libraries import BY_KEY
 from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution, imported_modules
 from harness.repair import table
 from harness.repair.answers import stale_answers, summarise
+from harness.repair.meaning import comparable, meaning_context
 from harness.results import Status
 from harness.rundir import RunDir
 from harness.runner import RunOptions
@@ -218,8 +219,19 @@ def _run(
     solutions: Sequence[Solution],
 ) -> Statuses:
     """Run ``solutions`` of ``problems`` in ``combos``, as ``<lab.root>/<name>``."""
+    return statuses(_outcomes(lab, name, combos, problems, solutions))
+
+
+def _outcomes(
+    lab: Lab,
+    name: str,
+    combos: Sequence[Combo],
+    problems: Sequence[Problem],
+    solutions: Sequence[Solution],
+) -> list[Outcome]:
+    """:func:`_run`, its outcomes."""
     if not solutions or not combos:
-        return {}
+        return []
     options = RunOptions(
         jobs=lab.jobs,
         timeout=lab.spec.timeout,
@@ -237,7 +249,44 @@ def _run(
     )
     lab.reporter.log(f"repair: {name}: {len(solutions)} solutions in {len(combos)} combos")
     pipeline.run(job, lab.reporter)
-    return statuses(job.run_dir.read_all())
+    return job.run_dir.read_all()
+
+
+def _meaning(
+    lab: Lab,
+    name: str,
+    baseline: Sequence[Combo],
+    cases: Sequence[tuple[Problem, Proposal, str]],
+) -> dict[str, str]:
+    """Whether each repaired context (problem, its proposal, the context to check) keeps
+    the problem's meaning in the baseline: problem id → "kept: …" or "changed: …"."""
+    problems, how = [], {}
+    for problem, p, context in cases:
+        if comparable(p.context, context):
+            composite = meaning_context(p.context, context)
+            how[p.problem_id] = "the test inputs and expected results are the original ones"
+        else:
+            composite = context
+            how[p.problem_id] = "the original reference passes the repaired check"
+        problems.append(dataclasses.replace(problem, code_context=composite))
+    ran = _outcomes(
+        lab,
+        name,
+        baseline,
+        problems,
+        [Solution(p.problem_id, ORIGINAL, p.reference) for _, p, _ in cases],
+    )
+    found = {o.problem_id: o for o in ran if o.attempt == 0}
+    out = {}
+    for _, p, _ in cases:
+        o = found.get(p.problem_id)
+        if o is None:
+            out[p.problem_id] = "changed: the check did not run"
+        elif o.status is Status.PASS:
+            out[p.problem_id] = f"kept: {how[p.problem_id]}"
+        else:
+            out[p.problem_id] = f"changed: {o.first_line or o.status.value}"
+    return out
 
 
 def verify(
@@ -274,8 +323,17 @@ def verify(
         [Solution(p.id, REFERENCE, p.reference_code) for p in repaired],
     )
     # 2 and 3. in the baseline: the original reference, and the run's model answers
-    checks = _checks(proposed, answers)
-    in_baseline = _run(lab, "baseline", baseline, repaired, checks)
+    in_baseline = _run(lab, "baseline", baseline, repaired, _checks(proposed, answers))
+    meaning = _meaning(
+        lab,
+        "meaning",
+        baseline,
+        [
+            (r, p, p.new_context)
+            for r, p in zip(repaired, proposed, strict=True)
+            if p.new_context != p.context
+        ],
+    )
 
     # version-conditioned code where the repair holds only from some release on: the
     # reference, and the context when it changed too (its calls may be as new)
@@ -316,8 +374,18 @@ def verify(
         [Solution(p.id, REFERENCE, p.reference_code) for p in branch_problems],
     )
     branches |= _run(lab, "conditioned-baseline", baseline, branch_problems, _checks(both, answers))
+    meaning |= _meaning(
+        lab,
+        "conditioned-meaning",
+        baseline,
+        [
+            (r, p, r.code_context)
+            for r, p in zip(branch_problems, both, strict=True)
+            if r.code_context != p.context
+        ],
+    )
     rows = [
-        _row(p, plan, before, matrix, in_baseline, branches, conditional, answers)
+        _row(p, plan, before, matrix, in_baseline, branches, conditional, answers, meaning)
         for p in plan.proposals
     ]
     models = _stale_answers(run, plan, problems, answers, lab)
@@ -325,17 +393,10 @@ def verify(
 
 
 def _checks(proposed: Sequence[Proposal], answers: Sequence[Solution]) -> list[Solution]:
-    """What the baseline runs against each repaired problem: its original reference (when
-    the context changed) and the run's model answers."""
+    """The run's model answers to the proposals' problems (the baseline runs them against
+    each repaired problem)."""
     ids = {p.problem_id for p in proposed}
-    checks = [
-        Solution(p.problem_id, ORIGINAL, p.reference)
-        for p in proposed
-        if p.new_context != p.context
-    ]
-    return checks + [
-        a for a in answers if a.problem_id in ids and a.source.startswith(MODEL_PREFIX)
-    ]
+    return [a for a in answers if a.problem_id in ids and a.source.startswith(MODEL_PREFIX)]
 
 
 def _stale_answers(
@@ -373,6 +434,7 @@ def _row(
     branches: Statuses,
     conditional: Mapping[str, tuple[str, str, str]],
     answers: Sequence[Solution],
+    meaning: Mapping[str, str],
 ) -> table.Row:
     pid = p.problem_id
     original = _original(before, pid, plan.order)
@@ -396,7 +458,7 @@ def _row(
     if fails and pid in conditional:
         reference, context, split = conditional[pid]
         branched = {c: s for c in plan.order if (s := branches.get((pid, REFERENCE, c)))}
-        checked = _checked(p, plan, before, branches, answers, context)
+        checked = _checked(p, plan, before, branches, answers, meaning)
         held = [c for c in need if branched.get(c) != "pass"]
         problems = [
             *checked[1],
@@ -413,7 +475,7 @@ def _row(
             conditioned_context=context if context != p.new_context else "",
             repaired=branched,
         )
-    fields, problems = _checked(p, plan, before, in_baseline, answers, p.new_context)
+    fields, problems = _checked(p, plan, before, in_baseline, answers, meaning)
     row = dataclasses.replace(row, **fields)
     if fails:
         shown = ", ".join(f"{c} ({after.get(c, 'not run')})" for c in fails)
@@ -429,17 +491,13 @@ def _checked(
     before: Statuses,
     ran: Statuses,
     answers: Sequence[Solution],
-    context: str,
+    meanings: Mapping[str, str],
 ) -> tuple[dict[str, Any], list[str]]:
-    """The meaning and strength checks of ``p`` in the baseline run ``ran`` (whose context
-    was ``context``): the row's fields, and what is wrong."""
+    """The meaning and strength checks of ``p``: the meaning check's verdict (none when
+    the context did not change), and the model answers' verdicts in the baseline run
+    ``ran``: the row's fields, and what is wrong."""
     pid, baseline = p.problem_id, plan.baseline
-    # meaning: the original reference against the repaired context, in the baseline
-    if context == p.context:
-        meaning = "context unchanged"
-    else:
-        status = ran.get((pid, ORIGINAL, baseline))
-        meaning = "kept" if status == "pass" else f"changed: the original reference {status}"
+    meaning = meanings.get(pid, "context unchanged")
     kept, changed = 0, []
     for a in answers:
         if a.problem_id != pid or not a.source.startswith(MODEL_PREFIX):
@@ -454,7 +512,7 @@ def _checked(
             changed.append(f"{a.source}: {was} → {now}")
     problems = []
     if meaning.startswith("changed"):
-        problems.append("the repaired context does not accept the original reference")
+        problems.append("the repaired context changes the problem")
     if changed:
         problems.append(f"the check changed its verdict on {len(changed)} model answers")
     fields = {"meaning": meaning, "answers_kept": kept, "answers_changed": tuple(changed)}

@@ -63,6 +63,7 @@ def write_reports(
     ]
     junit.write(suites, {c: run.junit(c) for c in combos}, run.merged_junit)
     write_json(run.summary_json, summary.to_dict())
+    write_json(run.validity_json, [v.to_dict() for v in summary.validity])
     run.summary_md.write_text(markdown.render(summary), encoding="utf-8")
     run.report_html.write_text(html.render(summary, outcomes), encoding="utf-8")
     exports.write(run, outcomes)

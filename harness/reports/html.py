@@ -21,6 +21,8 @@ from harness.repair.table import VERDICTS
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND, OLD
 from harness.results import Status
+from harness.validity import headline as validity_headline
+from harness.validity import limited_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -289,6 +291,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
 
     if summary.repairs is not None:
         out += render_repairs(summary.repairs)
+    if summary.validity:
+        out += render_validity(summary)
 
     changed = _changed_outcomes(outcomes, order)
     if changed:
@@ -363,6 +367,31 @@ def render_repairs(repairs: RepairTable) -> list[str]:
             for m in repairs.models
         ]
         out.append(_table(["model", "stale rate", "API-stale rate", "rewritten"], rows))
+    return out
+
+
+def render_validity(summary: Summary) -> list[str]:
+    """Where each reference passes: the releases of the library that bounds it."""
+    limited = limited_ranges(summary.validity)
+    count = f'<span data-count="limited">{len(limited)}</span>'
+    note = _e(validity_headline(summary.validity))
+    out = [
+        f'<h2>Validity ranges <span class="muted">({count} hold in part of the matrix)</span></h2>',
+        f"<p>{note} Every range is in <code>validity.json</code>.</p>",
+    ]
+    rows = [
+        [
+            f"<code>{_e(v.problem_id)}</code>",
+            _e(v.klass),
+            " ".join(
+                f"<code>{_e(c)}</code> {'✓' if s == 'pass' else '✗'}" for c, s in v.combos.items()
+            ),
+            _e(v.text()),
+        ]
+        for v in limited
+    ]
+    if rows:
+        out.append(_table(["problem", "class", "combos", "valid range"], rows))
     return out
 
 

@@ -11,6 +11,8 @@ from harness.repair import table as repair_table
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.results import Status
+from harness.validity import headline as validity_headline
+from harness.validity import limited_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -26,6 +28,7 @@ _STATUSES = [s.value for s in Status]
 _CLASSES = [c.value for c in DriftClass]
 _MAX_CELL = 160
 _MAX_WARNING_ROWS = 30
+_MAX_VALIDITY_ROWS = 100
 
 
 def _cell(text: str, limit: int = _MAX_CELL) -> str:
@@ -160,6 +163,8 @@ def render(summary: Summary) -> str:
 
     if summary.repairs is not None:
         out += ["", *repair_table.markdown(summary.repairs)]
+    if summary.validity:
+        out += ["", *render_validity(summary)]
 
     out += ["", "## Will break: deprecation warnings from passing executions", ""]
     if summary.warnings:
@@ -183,6 +188,27 @@ def render(summary: Summary) -> str:
     if summary.releases:
         out += ["", *releases_markdown(summary.releases)]
     return "\n".join(out) + "\n"
+
+
+def render_validity(summary: Summary) -> list[str]:
+    """Where each reference holds: the releases of the library that bounds it."""
+    out = ["## Validity ranges (where each reference passes)", ""]
+    out.append(validity_headline(summary.validity) + " Every range is in `validity.json`.")
+    limited = limited_ranges(summary.validity)
+    if limited:
+        rows = [
+            [
+                f"`{v.problem_id}`",
+                v.klass,
+                " ".join(f"{c}:{'✓' if s == 'pass' else '✗'}" for c, s in v.combos.items()),
+                v.text(),
+            ]
+            for v in limited[:_MAX_VALIDITY_ROWS]
+        ]
+        out += ["", *_table(["problem", "class", "combos", "valid range"], rows)]
+        if len(limited) > _MAX_VALIDITY_ROWS:
+            out.append(f"\n… and {len(limited) - _MAX_VALIDITY_ROWS} more in validity.json.")
+    return out
 
 
 def render_glance(g: Glance) -> list[str]:

@@ -11,6 +11,7 @@ from harness.envs import EnvInfo
 from harness.problem import REFERENCE
 from harness.reports.idioms import ChangeNote, IdiomStory, stories
 from harness.results import SCHEMA_VERSION, Outcome, Status
+from harness.validity import Validity, validities
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -71,6 +72,7 @@ class Summary:
     notes: Sequence[ChangeNote] = ()
     stories: Sequence[IdiomStory] = ()
     repairs: RepairTable | None = None  # harness repair's verification table
+    validity: Sequence[Validity] = ()  # each reference's validity range per library
 
     def finding(self, t: Trajectory) -> Finding | None:
         """The analysis of a drifted trajectory, when the run was bisected."""
@@ -196,4 +198,5 @@ def summarise(
         changes=changes,
         notes=kept,
         stories=stories(found, kept, analysed),
+        validity=validities(found, analysed),
     )
