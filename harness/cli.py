@@ -41,6 +41,8 @@ from harness.runtime_data import data_dir
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from harness.progress import Reporter
+
 
 def _history(args: argparse.Namespace) -> Path:
     """``--history``, or the history under ``--results``."""
@@ -50,7 +52,7 @@ def _history(args: argparse.Namespace) -> Path:
 def _args_run(p: argparse.ArgumentParser) -> None:
     o.add(p, *o.SELECT_COMBOS, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID, o.RESUME, o.ENV_DIR)
     o.add(p, o.PYTHON_DOWNLOADS)
-    o.add(p, *o.EXECUTIONS, o.BISECT, o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET)
+    o.add(p, *o.EXECUTIONS, o.BISECT, o.REPAIR, o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -71,6 +73,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     with reporter(args.quiet) as progress:
         summary = pipeline.run(job, progress)
+        if args.repair:
+            _repair(args, job.run_dir.root, progress)
     print(job.run_dir.summary_md)
     return 1 if args.strict and summary.drift else 0
 
@@ -195,28 +199,42 @@ def _args_repair(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
-    from harness.repair.job import repair  # noqa: PLC0415 - LibCST loads in 0.5 s: only here
-
     if not Path(args.run_dir).is_dir():
         raise UsageError(f"{args.run_dir}: no such results directory")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     with reporter(args.quiet) as progress:
-        done = repair(
-            Path(args.run_dir),
-            env_root=Path(args.env_dir).absolute(),
-            reporter=progress,
-            jobs=args.jobs,
-            check=not args.no_verify,
-            in_place=args.in_place,
+        _repair(
+            args, Path(args.run_dir), progress, check=not args.no_verify, in_place=args.in_place
         )
+    print(Path(args.run_dir) / "repairs" / "verification.md")
+    return 0
+
+
+def _repair(
+    args: argparse.Namespace,
+    run_dir: Path,
+    progress: Reporter,
+    *,
+    check: bool = True,
+    in_place: bool = False,
+) -> None:
+    """Repair the run at ``run_dir``, and say in a few lines what came of it."""
+    from harness.repair.job import repair  # noqa: PLC0415 - LibCST loads in 0.5 s: only here
+
+    done = repair(
+        run_dir,
+        env_root=Path(args.env_dir).absolute(),
+        reporter=progress,
+        jobs=args.jobs,
+        check=check,
+        in_place=in_place,
+    )
     counts = done.table.counts()
     shown = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"
     print(f"{len(done.table.rows)} drifted problems: {shown}")
     for path in (*done.written.datasets, *done.written.in_place):
         print(f"rewritten: {path}")
-    print(Path(args.run_dir) / "repairs" / "verification.md")
-    return 0
 
 
 def _args_plan(p: argparse.ArgumentParser) -> None:

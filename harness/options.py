@@ -270,6 +270,12 @@ BISECT = Option(
     action="store_true",
     help="for every drifted problem, find the responsible library and its first bad release",
 )
+REPAIR = Option(
+    ("--repair",),
+    action="store_true",
+    help="after the run (and --bisect), propose and verify repairs of its drifted "
+    "problems, as `harness repair` does",
+)
 STRICT = Option(("--strict",), action="store_true", help="exit 1 when any drift is found")
 QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output")
 PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")

@@ -393,10 +393,24 @@ def test_verified_when_it_passes_everywhere_and_keeps_the_check(
     # the stale answer, rewritten, ran where it first failed, and passes: API-stale
     assert canned.asked["answers"] == [("ds1000/3", "model:s")]
     models = {m.model: m for m in found.models}
-    assert models["s"] == table.ModelRow("s", candidates=1, stale=1, rewritten=1, api_stale=1)
+    assert models["s"] == table.ModelRow(
+        "s",
+        candidates=1,
+        stale=1,
+        rewritten=1,
+        api_stale=1,
+        revived=("ds1000/3",),
+        missed=(("pandas-append-to-concat", 1),),
+    )
     assert models["m"].stale == 0  # its failure is the problem's drift, not the model's
     summary = (tmp_path / "results" / "r1" / "summary.md").read_text(encoding="utf-8")
-    assert "| `s` | 100.0% (1/1) | 100.0% (1/1) | 1 | 1 | 1 |" in summary
+    assert (
+        "| `s` | 100.0% (1/1) | 100.0% (1/1) | 1 | 1 | 1 | `pandas-append-to-concat` ×1 |"
+        in summary
+    )
+    # the table reads back as it was written
+    saved = table.read(tmp_path / "results" / "r1" / "repairs" / "verification.json")
+    assert saved is not None and saved.models == found.models
     report = (tmp_path / "results" / "r1" / "report.html").read_text(encoding="utf-8")
     assert '<h2>Repairs <span class="muted">(1 verified · 1 needs-human)</span></h2>' in report
     assert "<td><code>ds1000/1</code></td><td>verified</td>" in report
@@ -527,10 +541,16 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
         answers=(str(DS1000.parent / "answers" / "gpt-4-0613-answers.jsonl"),),
         problem_id=("117", "155"),
     )
-    job = pipeline.plan(request, results=tmp_path, env_root=env_root, run_id="e2e", jobs=2)
-    pipeline.run(job, QuietReporter())
-    done = repair(job.run_dir.root, env_root=env_root, reporter=QuietReporter(), jobs=2)
-    rows = {r.problem_id: r for r in done.table.rows}
+    # `harness run --repair`: the run, then its repair, in one command
+    args = ["run", "--matrix", request.matrix, "--combos", request.combos[0]]
+    args += ["--problems", str(DS1000), "--answers", request.answers[0]]
+    args += ["--problem-id", "117", "--problem-id", "155", "--results", str(tmp_path)]
+    args += ["--run-id", "e2e", "--env-dir", str(env_root), "-j", "2", "--no-history", "-q"]
+    assert cli.main([*args, "--repair"]) == 0
+    found = table.read(tmp_path / "e2e" / "repairs" / "verification.json")
+    assert found is not None
+    datasets = sorted((tmp_path / "e2e" / "repairs").glob("*.jsonl"))
+    rows = {r.problem_id: r for r in found.rows}
     assert rows["ds1000/117"].verdict == table.VERIFIED, rows["ds1000/117"]
     assert rows["ds1000/117"].codemods == ("pandas-delim-whitespace-to-sep",)
     assert rows["ds1000/155"].verdict == table.CONDITIONED, rows["ds1000/155"]
@@ -539,12 +559,24 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
         assert row.repaired == {"ds1000-2024": "pass", "latest": "pass"}
         assert row.meaning.startswith("kept"), row
         assert (row.answers_kept, row.answers_changed) == (1, ())
+    # #117's context was rewritten: its test cases were compared value by value
+    assert rows["ds1000/117"].meaning == (
+        "kept: the test inputs and expected results are the original ones"
+    )
+    # each reference's validity range, in the run and in the repaired file
+    validity = {
+        v["problem_id"]: v for v in json.loads((tmp_path / "e2e" / "validity.json").read_text())
+    }
+    assert validity["ds1000/117"]["ranges"]["pandas"]["passes_to"] == "1.5.3"
+    repaired_rows = [json.loads(line) for line in datasets[0].read_text().splitlines()]
+    carried = {r["metadata"]["problem_id"]: r["metadata"].get("validity") for r in repaired_rows}
+    assert carried[117]["repair"]["passes_in"] == ["ds1000-2024", "latest"]
     # the repaired file runs as any problem file does, and both pass in both combos
     check = pipeline.plan(
         RunRequest(
             matrix=request.matrix,
             combos=request.combos,
-            problems=(str(done.written.datasets[0]),),
+            problems=(str(datasets[0]),),
             problem_id=request.problem_id,
         ),
         results=tmp_path,

@@ -11,6 +11,7 @@ over the same candidates.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -88,5 +89,16 @@ def summarise(
     for m in measured:
         mine = [a for a in stale if a.model == m.model and a.codemods]
         passing = [a for a in mine if statuses.get((a.problem_id, a.source, a.first_bad)) == "pass"]
-        out.append(ModelRow(m.model, m.candidates, len(m.stale), len(mine), len(passing)))
+        missed = Counter(name for a in passing for name in a.codemods)
+        out.append(
+            ModelRow(
+                m.model,
+                m.candidates,
+                len(m.stale),
+                len(mine),
+                len(passing),
+                revived=tuple(a.problem_id for a in passing),
+                missed=tuple(sorted(missed.items(), key=lambda kv: (-kv[1], kv[0]))),
+            )
+        )
     return out

@@ -109,6 +109,9 @@ class ModelRow:
     stale: int
     rewritten: int  # stale answers some codemod changed
     api_stale: int  # rewritten ones that pass where the original first failed
+    revived: tuple[str, ...] = ()  # the problems of those API-stale answers
+    # the API changes the model missed most: codemod → API-stale answers it revived
+    missed: tuple[tuple[str, int], ...] = ()
 
     @property
     def stale_rate(self) -> float | None:
@@ -127,6 +130,8 @@ class ModelRow:
             "api_stale": self.api_stale,
             "stale_rate": self.stale_rate,
             "api_stale_rate": self.api_stale_rate,
+            "revived": list(self.revived),
+            "missed": dict(self.missed),
         }
 
     @classmethod
@@ -138,7 +143,18 @@ class ModelRow:
             stale=given.integer("stale", 0),
             rewritten=given.integer("rewritten", 0),
             api_stale=given.integer("api_stale", 0),
+            revived=given.texts("revived"),
+            missed=_counts(given.data.get("missed", {}), file, f"{where}.missed"),
         )
+
+
+def _counts(data: object, file: str, where: str) -> tuple[tuple[str, int], ...]:
+    """A JSON object of counts, as (name, count) pairs in its order."""
+    if not isinstance(data, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in data.values()
+    ):
+        raise RunFileError(file, where, "expected an object of counts")
+    return tuple((str(k), v) for k, v in data.items())
 
 
 @dataclass(frozen=True)
@@ -250,8 +266,8 @@ def _models(table: RepairTable) -> list[str]:
             "failed: those that pass again are API-stale."
         ),
         "",
-        "| model | stale rate | API-stale rate | stale | rewritten | API-stale |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| model | stale rate | API-stale rate | stale | rewritten | API-stale | missed most |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for m in table.models:
         cells = [
@@ -261,6 +277,7 @@ def _models(table: RepairTable) -> list[str]:
             str(m.stale),
             str(m.rewritten),
             str(m.api_stale),
+            ", ".join(f"`{name}` ×{n}" for name, n in m.missed[:3]) or "–",
         ]
         out.append("| " + " | ".join(cells) + " |")
     return out
