@@ -258,11 +258,19 @@ def investigate(
     def done(**fields: Any) -> Finding:
         return Finding(**{**finding.to_dict(), **fields, "trials": trials[0]})
 
+    python_moved = _minor(good_python) != _minor(bad_python)
     if not changed:
         how = "none of the problem's libraries changed"
-        if _minor(good_python) != _minor(bad_python):
+        if python_moved:
             return done(library="python", how=how + f"; Python {good_python} → {bad_python}")
         return done(how=how)
+    if named == "python" and python_moved:
+        # the error is Python's own (a removed unittest method, a dropped module): no
+        # library's releases can be to blame, and no trial on the good Python would fail
+        return done(
+            library="python",
+            how=f"the error names Python's standard library; Python {good_python} → {bad_python}",
+        )
     own = _package_of(execution.problem.library)
     changed.sort(key=lambda p: (p != _package_of(named), p != own, p))
     for package in changed:

@@ -10,6 +10,8 @@ outcomes along that order, and a class:
 * ``version-sensitive`` — changes more than once along the order;
 * ``flaky`` — repeated runs in one env disagree (``--repeat``);
 * ``needs-network`` — failed for want of the network somewhere: never drift;
+* ``needs-tool`` — failed for want of a program this machine lacks (``tesseract``): never
+  drift;
 * ``guard-refused`` — somewhere the checker would not admit what the solution sent back
   (a value outside the guard's allowlist): not a verdict on the code, never drift;
 * ``env-error`` / ``not-applicable`` — no combo could run it.
@@ -41,6 +43,7 @@ class DriftClass(str, enum.Enum):
     VERSION_SENSITIVE = "version-sensitive"
     FLAKY = "flaky"
     NEEDS_NETWORK = "needs-network"
+    NEEDS_TOOL = "needs-tool"
     GUARD_REFUSED = "guard-refused"
     ENV_ERROR = "env-error"
     NOT_APPLICABLE = "not-applicable"
@@ -55,7 +58,7 @@ class Trajectory:
 
     problem_id: str
     source: str
-    library: str
+    library: str  # of a drift: the library its first failure concerns; else the problem's
     steps: Sequence[tuple[str, Sequence[Outcome]]]  # (combo, its attempts) in era order
     klass: DriftClass
     last_good: str | None = None  # the last combo that passes before the first bad one
@@ -146,6 +149,8 @@ def classify(
         return plain(DriftClass.FLAKY)
     if any(_cause(o, Cause.NEEDS_NETWORK) for o in attempts):
         return plain(DriftClass.NEEDS_NETWORK)
+    if any(_cause(o, Cause.NEEDS_TOOL) for o in attempts):
+        return plain(DriftClass.NEEDS_TOOL)
     if any(_cause(o, Cause.GUARD_REFUSED) for o in attempts):
         return plain(DriftClass.GUARD_REFUSED)
     if not ran:
@@ -169,7 +174,9 @@ def classify(
             return Trajectory(
                 problem_id,
                 source,
-                library,
+                # the library its failure concerns (a BigCodeBench task's ``libs`` list
+                # several, in no order that says which broke), else the problem's own
+                (diagnosis.library if diagnosis else "") or library,
                 steps,
                 klass,
                 last_good=good,

@@ -9,7 +9,10 @@ single cache hard-links files into every env.
 
 A combo that cannot be built is not an exception: :func:`EnvBuilder.build` returns an
 :class:`EnvInfo` with ``ok=False`` and the resolver's or installer's own message,
-and the run records ``env_error`` for that combo while the others go on.
+and the run records ``env_error`` for that combo while the others go on. An *extra*
+with no wheel for the combo's Python (where building it is not allowed) is left out
+instead, and ``EnvInfo.dropped`` says which and why: the problems that import it are
+then skipped in that combo, and the rest run.
 """
 
 from __future__ import annotations
@@ -28,13 +31,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 from harness import interpreters
 from harness.libraries import BY_KEY, LIBRARIES
 from harness.package_index import Index, IndexUnavailableError
 from harness.spec import NIGHTLY_INDEX, Combo, VersionKind
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
 # the env side's launcher, run by each combo's interpreter (never imported here)
 ENVSIDE = Path(__file__).parent / "envside" / "__main__.py"
@@ -43,6 +49,14 @@ READY_MARKER = ".harness-ready"
 # an hour of compiling or a failure; a missing wheel should be a clear env_error.
 _BINARY_ONLY = tuple(name for lib in LIBRARIES for name in lib.distributions)
 _LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
+# How uv says a distribution has no wheel it may install: "flask-mail==0.9.1 has no
+# usable wheels", "all versions of x have no usable wheels", "... has no wheels with a
+# matching Python version tag"; and which of the request's packages led to it.
+_NO_WHEEL = re.compile(
+    r"(?:all versions of )?([A-Za-z0-9][A-Za-z0-9._-]*)(?:[=<>!~][^\s,]*)? "
+    r"(?:has|have) no (?:usable wheels|wheels with a matching)"
+)
+_REQUIRED = re.compile(r"you require ([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def uv_binary() -> str:
@@ -67,6 +81,9 @@ class EnvInfo:
     # why the env was not resolved afresh: "resumed" (the run's own lock), or the index
     # was unreachable and the last resolution of this combo was used
     note: str = ""
+    # extras left out of the env, by name: the requests and why, e.g.
+    # "scikit-image==0.18.0: no wheel for Python 3.10.13"
+    dropped: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def python_exe(self) -> Path:
@@ -77,6 +94,7 @@ class EnvInfo:
         data["requirements"] = list(self.requirements)
         data["versions"] = dict(self.versions)
         data["imports"] = dict(self.imports)
+        data["dropped"] = dict(self.dropped)
         return data
 
     @classmethod
@@ -203,8 +221,7 @@ class EnvBuilder:
             # Development wheels of numpy, pandas, scipy, ... live on their own index;
             # uv must weigh both indexes' versions to pick them.
             args += ["--extra-index-url", NIGHTLY_INDEX, "--index-strategy", "unsafe-best-match"]
-        for package in _BINARY_ONLY:
-            args += ["--only-binary", package]
+        args += binary_args(combo)
         if combo.as_of:
             cutoff = dt.datetime.combine(
                 combo.as_of + dt.timedelta(days=1), dt.time(), dt.timezone.utc
@@ -248,15 +265,16 @@ class EnvBuilder:
         except interpreters.InterpreterNotFoundError as exc:
             return EnvInfo(combo.id, ok=False, stage="interpreter", error=str(exc)), ""
         reqs: list[str] = []
+        dropped: dict[str, str] = {}
         note = "resumed with the run's own lock" if lock else ""
         try:
             reqs = self.requirements(combo, interp.version)
             if not lock:
                 self.log(f"{combo.id}: resolving {len(reqs)} requirements")
-                lock, note = self._resolve_or_fall_back(combo, interp.path, interp.version, reqs)
+                lock, note = self._resolve_dropping(combo, interp, reqs, dropped)
             digest = lock_hash(lock, interp.version)
             env_dir = self.root / digest[:16]
-            reused = self._ensure(env_dir, interp.path, lock, digest, combo.id)
+            reused = self._ensure(env_dir, interp.path, lock, digest, combo)
             imports = self._probe(env_dir, combo)
         except _BuildError as exc:
             info = EnvInfo(
@@ -266,6 +284,7 @@ class EnvBuilder:
                 error=exc.message,
                 python=interp.version,
                 requirements=tuple(reqs),
+                dropped=dropped,
             )
             return info, lock
         info = EnvInfo(
@@ -280,8 +299,35 @@ class EnvBuilder:
             build_s=round(time.monotonic() - start, 2),
             imports=imports,
             note=note,
+            dropped=dropped,
         )
         return info, lock
+
+    def _resolve_dropping(
+        self,
+        combo: Combo,
+        interp: interpreters.Interpreter,
+        reqs: list[str],
+        dropped: dict[str, str],
+    ) -> tuple[str, str]:
+        """Resolve ``reqs``; an extra that has (or needs) no wheel for this Python is taken
+        out of ``reqs`` into ``dropped`` with the reason, and the rest resolved again."""
+        while True:
+            try:
+                return self._resolve_or_fall_back(combo, interp.path, interp.version, reqs)
+            except _BuildError as exc:
+                extras = [r for r in reqs if r in combo.extras]
+                found = unwheeled_extra(exc.message, extras)
+                if exc.unreachable or found is None:
+                    raise
+                name, missing = found
+                # every request of it goes: ``faker`` and ``faker==20.1.0`` alike
+                left_out = [r for r in extras if _name(r) == name]
+                reason = f"no wheel for Python {interp.version}"
+                reason += f" of {missing}, which it needs" if missing != name else ""
+                dropped[name] = f"{', '.join(left_out)}: {reason}"
+                reqs[:] = [r for r in reqs if r not in left_out]
+                self.log(f"{combo.id}: leaving out {dropped[name]}")
 
     def _resolve_or_fall_back(
         self, combo: Combo, interpreter: Path, version: str, reqs: list[str]
@@ -297,8 +343,11 @@ class EnvBuilder:
             self.log(f"{combo.id}: {note} (environment {env_dir.name})")
             return last, note
 
-    def _ensure(self, env_dir: Path, interpreter: Path, lock: str, digest: str, label: str) -> bool:
+    def _ensure(
+        self, env_dir: Path, interpreter: Path, lock: str, digest: str, combo: Combo
+    ) -> bool:
         """Create and sync ``env_dir`` unless it is already built; True when reused."""
+        label = combo.id
         env_dir.parent.mkdir(parents=True, exist_ok=True)
         with (env_dir.parent / f"{env_dir.name}.lock").open("w") as guard:
             # Two runs building the same env wait for each other instead of colliding.
@@ -322,6 +371,8 @@ class EnvBuilder:
                 str(env_dir / "bin" / "python"),
                 "--compile-bytecode",
                 "--quiet",
+                # what the resolution could not compile, the install may not either
+                *binary_args(combo),
             )
             if proc.returncode != 0:
                 shutil.rmtree(env_dir, ignore_errors=True)
@@ -361,6 +412,40 @@ class EnvBuilder:
         modules_report: dict[str, Any] = report.get("modules", {})
         cached.write_text(json.dumps(modules_report), encoding="utf-8")
         return modules_report
+
+
+def binary_args(combo: Combo) -> list[str]:
+    """uv's options saying what must come as a wheel: the seven libraries, or with
+    ``wheels_only`` every package but the source-only ones the matrix allows."""
+    if not combo.wheels_only:
+        return [arg for package in _BINARY_ONLY for arg in ("--only-binary", package)]
+    args = ["--only-binary", ":all:"]
+    for package in combo.build_from_source:
+        args += ["--no-binary", package]
+    return args
+
+
+def unwheeled_extra(message: str, extras: Sequence[str]) -> tuple[str, str] | None:
+    """For uv's "has no usable wheels" failure: the (normalized) name of the requested
+    extra to leave out, and of the package without a wheel — the extra itself, or what
+    it depends on. None for any other failure, or when no extra leads to it (the seven
+    libraries are what a combo is about: without them it is an ``env_error``)."""
+    missing = _NO_WHEEL.search(message)
+    if missing is None:
+        return None
+    names = {_name(e) for e in extras}
+    culprit = canonicalize_name(missing.group(1))
+    if culprit in names:
+        return culprit, culprit
+    for required in _REQUIRED.findall(message):
+        name = canonicalize_name(required.rstrip(",."))
+        if name in names:
+            return name, culprit
+    return None
+
+
+def _name(requirement: str) -> str:
+    return canonicalize_name(Requirement(requirement).name)
 
 
 def _uv_message(proc: subprocess.CompletedProcess[str]) -> str:

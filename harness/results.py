@@ -58,6 +58,7 @@ class Part:
     name: str
     status: str  # pass | fail | error | skipped
     message: str = ""
+    exc_type: str = ""  # of a failed or erroring part: "AssertionError", "urllib.error.URLError"
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,9 @@ class Outcome:
         for key in ("traceback", "output", "note", "parts", "transport"):
             if not data[key]:
                 del data[key]
+        for part in data.get("parts", ()):
+            if not part["exc_type"]:
+                del part["exc_type"]  # a passing part: its line as before the field
         return data
 
     @classmethod
@@ -128,7 +132,12 @@ class Outcome:
             output=str(data.get("output", "")),
             note=str(data.get("note", "")),
             parts=tuple(
-                Part(str(p["name"]), str(p["status"]), str(p.get("message", "")))
+                Part(
+                    str(p["name"]),
+                    str(p["status"]),
+                    str(p.get("message", "")),
+                    str(p.get("exc_type", "")),
+                )
                 for p in data.get("parts", ())
             ),
             transport=dict(data.get("transport", {})),

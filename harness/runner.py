@@ -245,7 +245,12 @@ class ComboRun:
             output=str(data.get("output", "")),
             note=str(data.get("note", "")),
             parts=tuple(
-                Part(str(p.get("name", "")), str(p.get("status", "")), str(p.get("message", "")))
+                Part(
+                    str(p.get("name", "")),
+                    str(p.get("status", "")),
+                    str(p.get("message", "")),
+                    str(p.get("exc_type", "")),
+                )
                 for p in data.get("parts", [])
                 if isinstance(p, dict)
             ),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from harness.combos import ID_PATTERN, MAX_ID_LENGTH, expand, make_id, slug
@@ -37,7 +38,16 @@ _NUMBER_VALUE = re.compile(
 )
 _COMBO_KEYS = ("python", "as_of", "extras", "packages", "tags", "description", "nightly")
 NIGHTLY_INDEX = "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
-_MATRIX_KEYS = ("baseline", "python", "extras", "packages", "timeout", "index_url")
+_MATRIX_KEYS = (
+    "baseline",
+    "python",
+    "extras",
+    "packages",
+    "timeout",
+    "index_url",
+    "wheels_only",
+    "build_from_source",
+)
 _AXIS_KEYS = ("python", "as_of", "extras", "packages", "tags", "include", "exclude", "nightly")
 
 
@@ -88,6 +98,11 @@ class Combo:
     resolution: str = "highest"
     # Also resolve from the scientific-python nightly wheels index (development builds).
     nightly: bool = False
+    # Every package from wheels, not only the seven libraries: an extra without a wheel
+    # for this Python is left out of the env (and recorded), never compiled.
+    wheels_only: bool = False
+    # ...but for these source-only distributions, pure Python: built in seconds.
+    build_from_source: tuple[str, ...] = ()
 
     def library(self, key: str) -> LibrarySpec | None:
         return next((lib for lib in self.libraries if lib.library == key), None)
@@ -185,6 +200,22 @@ class _Parser:
             ):
                 return found.group(2)
         return str(value)
+
+    def boolean(self, value: Any, keys: Sequence[str]) -> bool:
+        if not isinstance(value, bool):
+            what = ".".join(keys)
+            raise self.fail(keys, what, f"expected true or false, got {_describe(value)}")
+        return value
+
+    def project(self, text: str, keys: Sequence[str], what: str) -> str:
+        """A distribution's name alone (no version): ``wordninja``."""
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            requirement = None
+        if requirement is None or str(requirement) != requirement.name:
+            raise self.fail(keys, what, f"{text!r} is not a package name")
+        return canonicalize_name(requirement.name)
 
     def as_of(self, value: Any, keys: Sequence[str], what: str) -> dt.date:
         if isinstance(value, dt.datetime):
@@ -312,7 +343,17 @@ class _Parser:
                 f"expected true or false, got {_describe(nightly)}",
             )
         return Combo(
-            combo_id, python, libraries, extras, as_of, tags, description, origin, nightly=nightly
+            combo_id,
+            python,
+            libraries,
+            extras,
+            as_of,
+            tags,
+            description,
+            origin,
+            nightly=nightly,
+            wheels_only=defaults.wheels_only,
+            build_from_source=defaults.build_from_source,
         )
 
     def axis(self, name: str, table: dict[str, Any], defaults: _Defaults) -> list[Combo]:
@@ -374,6 +415,8 @@ class _Defaults:
     python: str | None
     extras: tuple[str, ...]
     packages: dict[str, str]
+    wheels_only: bool = False
+    build_from_source: tuple[str, ...] = ()
 
 
 def load(path: Path | str, display: str | None = None) -> MatrixSpec:
@@ -400,6 +443,15 @@ def load(path: Path | str, display: str | None = None) -> MatrixSpec:
         packages=p.packages(matrix["packages"], ("matrix", "packages"), "matrix.packages")
         if "packages" in matrix
         else {},
+        wheels_only=p.boolean(matrix.get("wheels_only", False), ("matrix", "wheels_only")),
+        build_from_source=tuple(
+            p.project(name, ("matrix", "build_from_source"), "matrix.build_from_source")
+            for name in p.strings(
+                matrix.get("build_from_source", []),
+                ("matrix", "build_from_source"),
+                "matrix.build_from_source",
+            )
+        ),
     )
     combos: list[Combo] = []
     for name, table in p.table(doc.data.get("combos", {}), ("combos",), "[combos]").items():

@@ -173,6 +173,14 @@ def test_the_library_the_error_names_is_tried_first() -> None:
     assert dict(lab.asked[1].pins) == {"numpy": "1.26.4", "pandas": "1.5.3"}
 
 
+def test_an_error_of_pythons_own_is_laid_on_python() -> None:
+    # unittest's assertAlmostEquals went with Python 3.12: no library swap can be to blame
+    lab = FakeLab(fails=lambda vs: True)
+    f = investigation(lab, ["3.10", "3.13"], named="python")
+    assert (f.library, f.first_bad, lab.asked) == ("python", None, [])
+    assert f.how == ("the error names Python's standard library; Python 3.10.13 → 3.13.0")
+
+
 def test_attribution_moves_to_a_python_where_the_swaps_install() -> None:
     # on 3.10 the new releases do not install; on 3.11 the new numpy does not import old pandas
     def installs(py: str, vs: dict[str, str]) -> bool:

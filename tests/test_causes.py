@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from harness.causes import Cause, Diagnosis, diagnose
-from harness.results import Outcome, Status
+from harness.results import Outcome, Part, Status
 
 PANDAS_TB = "<program>:10 in generate_ans\n/env/lib/python3.13/site-packages/pandas/core/generic.py:6434 in __getattr__"
 NUMPY_TB = (
@@ -170,3 +172,95 @@ def test_timeouts_crashes_and_non_failures() -> None:
     assert diagnose(outcome(Status.CRASH, "SIGSEGV")) == Diagnosis(Cause.CRASH, "SIGSEGV")
     for status in (Status.PASS, Status.SKIPPED, Status.ENV_ERROR):
         assert diagnose(outcome(status)) is None
+
+
+# -- Python itself, and what BigCodeBench's driver adds (harness/formats/bigcodebench.py) ----
+
+UNITTEST_TB = "/py/lib/python3.13/unittest/case.py:12 in run\n<tests>:40 in test_round"
+
+
+@pytest.mark.parametrize(
+    ("exc_type", "message", "traceback", "expected"),
+    [
+        # removed in 3.12; the task's own class is named, the driver says what it derives from
+        (
+            "AttributeError",
+            (
+                "'TestCases' object has no attribute 'assertAlmostEquals'"
+                " [harness: TestCases derives from unittest.TestCase]"
+            ),
+            UNITTEST_TB,
+            Diagnosis(Cause.REMOVED_API, "unittest.TestCase.assertAlmostEquals", "python"),
+        ),
+        (
+            "ModuleNotFoundError",
+            "No module named 'imp'",
+            "",
+            Diagnosis(Cause.REMOVED_API, "imp", "python"),
+        ),
+        (
+            "ImportError",
+            "cannot import name 'Iterable' from 'collections' (/py/lib/collections/__init__.py)",
+            "",
+            Diagnosis(Cause.REMOVED_API, "collections.Iterable", "python"),
+        ),
+        (
+            "AttributeError",
+            "module 'configparser' has no attribute 'SafeConfigParser'",
+            "",
+            Diagnosis(Cause.REMOVED_API, "configparser.SafeConfigParser", "python"),
+        ),
+    ],
+)
+def test_python_itself_is_named(
+    exc_type: str, message: str, traceback: str, expected: Diagnosis
+) -> None:
+    # the problem's own library (numpy, the first in its libs) is not what failed
+    assert diagnose(outcome(Status.ERROR, exc_type, message, traceback, "numpy")) == expected
+
+
+def test_a_task_class_without_the_drivers_word_is_not_laid_on_python() -> None:
+    found = diagnose(
+        outcome(Status.ERROR, "AttributeError", "'Grid' object has no attribute 'size'")
+    )
+    assert found == Diagnosis(Cause.REMOVED_API, "pandas.Grid.size", "pandas")
+
+
+def with_parts(first: Outcome, *parts: Part) -> Outcome:
+    return replace(first, parts=parts)
+
+
+def test_any_unit_test_that_wanted_the_network_makes_it_need_the_network() -> None:
+    first_error = outcome(Status.ERROR, "KeyError", "'title'", library="python")
+    tests = with_parts(
+        first_error,
+        Part("TestCases.test_keys", "error", "'title'", "KeyError"),
+        Part(
+            "TestCases.test_page",
+            "error",
+            "HTTPSConnectionPool(host='en.wikipedia.org', port=443): Max retries exceeded",
+            "requests.exceptions.ConnectionError",
+        ),
+    )
+    assert diagnose(tests) == Diagnosis(Cause.NEEDS_NETWORK)
+    assert diagnose(first_error) == Diagnosis(Cause.CHANGED_BEHAVIOUR, library="python")
+
+
+def test_a_failed_check_after_reaching_for_the_network_needs_the_network() -> None:
+    message = (
+        "{'8.8.8.8': None} != {'8.8.8.8': 'dns.google'}"
+        " [harness: reached for the network: socket.gethostbyaddr('8.8.8.8')]"
+    )
+    found = diagnose(outcome(Status.FAIL, "AssertionError", message, library="python"))
+    assert found == Diagnosis(Cause.NEEDS_NETWORK)
+
+
+def test_a_program_this_machine_lacks_is_its_own_cause() -> None:
+    message = (
+        "tesseract is not installed or it's not in your PATH."
+        " [harness: no program 'tesseract' on this machine]"
+    )
+    found = diagnose(
+        outcome(Status.ERROR, "pytesseract.pytesseract.TesseractNotFoundError", message)
+    )
+    assert found == Diagnosis(Cause.NEEDS_TOOL, "tesseract")

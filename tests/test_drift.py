@@ -74,6 +74,17 @@ def test_network_failures_are_never_drift() -> None:
     assert t.klass is DriftClass.NEEDS_NETWORK
 
 
+def test_a_missing_program_is_never_drift() -> None:
+    bad = o(
+        "c1",
+        E,
+        exc_type="pytesseract.pytesseract.TesseractNotFoundError",
+        message="tesseract is not installed [harness: no program 'tesseract' on this machine]",
+    )
+    t = classify("p/1", "reference", [("c0", [o("c0", P)]), ("c1", [bad])])
+    assert (t.klass, t.diagnosis) == (DriftClass.NEEDS_TOOL, None)
+
+
 def test_drift_carries_cause_and_the_warning_that_announced_it() -> None:
     warned = o(
         "c0",
@@ -100,6 +111,25 @@ def test_drift_carries_cause_and_the_warning_that_announced_it() -> None:
     assert t.diagnosis == Diagnosis(Cause.REMOVED_API, "pandas.DataFrame.append", "pandas")
     assert [w.message for w in t.warnings] == ["The frame.append method is deprecated"]
     assert t.changed == {"pandas": ("1.5.3", "2.0.0")}
+
+
+def test_a_drift_belongs_to_the_library_its_failure_concerns() -> None:
+    # a task listing numpy first, whose test used unittest's assertAlmostEquals (3.12)
+    broken = o(
+        "c1",
+        E,
+        exc_type="AttributeError",
+        message="'TestCases' object has no attribute 'assertAlmostEquals'"
+        " [harness: TestCases derives from unittest.TestCase]",
+    )
+    t = classify("p/1", "reference", [("c0", [o("c0", P)]), ("c1", [broken])])
+    assert (t.library, t.diagnosis) == (
+        "python",
+        Diagnosis(Cause.REMOVED_API, "unittest.TestCase.assertAlmostEquals", "python"),
+    )
+    # a failure that points nowhere stays the problem's own
+    vague = classify("p/1", "reference", [("c0", [o("c0", P)]), ("c1", [o("c1", F)])])
+    assert vague.library == "pandas"
 
 
 @pytest.mark.parametrize(

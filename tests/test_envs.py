@@ -19,7 +19,16 @@ import pytest
 from packaging.version import Version
 
 from harness import interpreters
-from harness.envs import READY_MARKER, EnvBuilder, EnvInfo, lock_hash, parse_lock, uv_binary
+from harness.envs import (
+    READY_MARKER,
+    EnvBuilder,
+    EnvInfo,
+    binary_args,
+    lock_hash,
+    parse_lock,
+    unwheeled_extra,
+    uv_binary,
+)
 from harness.package_index import Index, IndexUnavailableError
 from harness.spec import Combo, LibrarySpec, VersionKind
 
@@ -114,6 +123,8 @@ class FakeUv:
         self.lock = lock
         self.error: str | None = None  # what uv prints when it fails
         self.sync_error = ""
+        # uv's message when the request holds a requirement starting with a key here
+        self.no_wheels: dict[str, str] = {}
         # the env's interpreter: by default this one, which has none of the libraries
         self.python = f'#!/bin/sh\nexec "{sys.executable}" "$@"\n'
         self.calls: list[tuple[str, ...]] = []
@@ -128,6 +139,10 @@ class FakeUv:
         if args[:2] == ("pip", "compile"):
             if self.error is not None:
                 return subprocess.CompletedProcess(args, 1, "", self.error)
+            request = Path(args[2]).read_text().splitlines()
+            for start, message in self.no_wheels.items():
+                if any(line.startswith(start) for line in request):
+                    return subprocess.CompletedProcess(args, 1, "", message)
             Path(args[args.index("-o") + 1]).write_text(self.lock)
         elif args[0] == "venv":
             python = Path(args[1]) / "bin" / "python"
@@ -365,6 +380,83 @@ def test_build_then_reuse(tmp_path: Path, uv: FakeUv) -> None:
     again, _ = builder.build(Combo("other", PY, (), extras=("six",)))  # same lock, same env
     assert (again.ok, again.reused, again.path, again.combo) == (True, True, str(env_dir), "other")
     assert uv.commands() == ["pip compile"]
+
+
+# -- wheels only: what has no wheel for a combo's Python is left out, and said -------------
+
+NO_WHEEL = (
+    "error: No solution found when resolving dependencies:\n"
+    "  ╰─▶ Because scikit-image==0.18.0 has no usable wheels and you require"
+    " scikit-image==0.18.0, we can conclude that your requirements are unsatisfiable.\n\n"
+    "      hint: Wheels are required for `scikit-image` because building from source is"
+    " disabled for all packages (i.e., with `--no-build`)\n"
+)
+NO_WHEEL_BELOW = (
+    "error: No solution found when resolving dependencies:\n"
+    "  ╰─▶ Because starkbank-ecdsa==2.2.0 has no usable wheels and sendgrid==6.11.0 depends"
+    " on starkbank-ecdsa>=2.0.1, we can conclude that sendgrid==6.11.0 cannot be used.\n"
+    "      And because you require sendgrid==6.11.0, we can conclude that your requirements"
+    " are unsatisfiable.\n"
+)
+WHEELS_ONLY = Combo(
+    "w",
+    PY,
+    (lib("numpy", "1.21.2"),),
+    extras=("scikit-image", "sendgrid==6.11.0", "six==1.16.0", "scikit-image==0.18.0"),
+    wheels_only=True,
+    build_from_source=("wordninja",),
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "extras", "expected"),
+    [
+        (NO_WHEEL, ["six", "scikit-image==0.18.0"], ("scikit-image", "scikit-image")),
+        (NO_WHEEL, ["six", "Scikit_Image"], ("scikit-image", "scikit-image")),
+        (NO_WHEEL_BELOW, ["sendgrid==6.11.0"], ("sendgrid", "starkbank-ecdsa")),
+        (
+            "Because all versions of blake3 have no usable wheels and you require blake3, ...",
+            ["blake3"],
+            ("blake3", "blake3"),
+        ),
+        (NO_WHEEL, ["six"], None),  # a library of the combo's own, or nothing requested
+        ("Because you require numpy==9 and numpy==9 was not found ...", ["numpy==9"], None),
+    ],
+)
+def test_which_extra_has_no_wheel(
+    message: str, extras: list[str], expected: tuple[str, str] | None
+) -> None:
+    assert unwheeled_extra(message, extras) == expected
+
+
+def test_wheels_only_means_every_package_but_those_allowed_from_source() -> None:
+    assert binary_args(WHEELS_ONLY) == ["--only-binary", ":all:", "--no-binary", "wordninja"]
+    assert binary_args(BARE)[:4] == ["--only-binary", "numpy", "--only-binary", "pandas"]
+
+
+def test_an_extra_without_a_wheel_is_left_out_and_said(tmp_path: Path, uv: FakeUv) -> None:
+    uv.no_wheels = {"scikit-image": NO_WHEEL, "sendgrid": NO_WHEEL_BELOW}
+    logged: list[str] = []
+    info, _ = EnvBuilder(tmp_path, log=logged.append).build(WHEELS_ONLY)
+    assert info.ok
+    assert info.requirements == ("numpy==1.21.2", "six==1.16.0")
+    assert info.dropped == {
+        # both requests of it go, the unpinned and upstream's pin
+        "scikit-image": f"scikit-image, scikit-image==0.18.0: no wheel for Python {FULL}",
+        "sendgrid": f"sendgrid==6.11.0: no wheel for Python {FULL} of starkbank-ecdsa,"
+        " which it needs",
+    }
+    assert f"w: leaving out {info.dropped['sendgrid']}" in logged
+    (sync,) = [call for call in uv.calls if call[:2] == ("pip", "sync")]
+    assert sync[-4:] == ("--only-binary", ":all:", "--no-binary", "wordninja")
+    assert EnvInfo.from_dict(json.loads(json.dumps(info.to_dict()))) == info
+
+
+def test_a_library_of_the_combo_without_a_wheel_is_an_env_error(tmp_path: Path, uv: FakeUv) -> None:
+    uv.no_wheels = {"numpy": NO_WHEEL.replace("scikit-image", "numpy")}
+    info, _ = EnvBuilder(tmp_path).build(WHEELS_ONLY)
+    assert (info.ok, info.stage, info.dropped) == (False, "resolve", {})
+    assert "numpy==0.18.0 has no usable wheels" in info.error
 
 
 def test_a_marker_of_another_lock_means_rebuild(tmp_path: Path, uv: FakeUv) -> None:

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import textwrap
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from harness import answers, formats, problemsets
-from harness.envside import formatlib
+from harness.envside import formatlib, guard
 from harness.errors import ProblemError
 from harness.formats import bigcodebench, cibench, exeds
 from tests.conftest import ROOT, run_harness
@@ -235,12 +236,148 @@ def test_the_verdict_is_the_worst_part() -> None:
         formatlib.harness_verdict(
             [{"name": "a", "status": "fail", "message": "1 != 2"}, {"name": "b", "status": "pass"}]
         )
-    with pytest.raises(RuntimeError, match="LinAlgError: singular"):
+    # an exception only the solution's process knows keeps its name, and its frames
+    with pytest.raises(guard.RemoteError, match="singular") as raised:
         formatlib.harness_verdict(
-            [{"name": "a", "status": "error", "type": "LinAlgError", "message": "singular"}]
+            [
+                {
+                    "name": "a",
+                    "status": "error",
+                    "type": "numpy.linalg.LinAlgError",
+                    "message": "singular",
+                    "traceback": "/env/site-packages/numpy/linalg/_linalg.py:104 in _raise",
+                }
+            ]
         )
+    assert raised.value.qualified == "numpy.linalg.LinAlgError"
+    assert raised.value.remote_traceback.endswith("_linalg.py:104 in _raise")
     with pytest.raises(AssertionError, match="nothing was graded"):
         formatlib.harness_verdict([])
+
+
+# -- BigCodeBench's driver, run here: the module as upstream makes it, a part per test -------
+
+
+@pytest.fixture
+def drive(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Runs the driver on (solution, tests) in this process and returns its parts."""
+    monkeypatch.delitem(sys.modules, "__test__", raising=False)
+    zone = os.environ.get("TZ")  # the driver sets UTC
+
+    def run(solution: str, tests: str) -> dict[str, dict[str, str]]:
+        namespace = {
+            "_HARNESS_SOLUTION": textwrap.dedent(solution),
+            "_HARNESS_TESTS": textwrap.dedent(tests),
+            "_harness_error_part": formatlib.harness_error_part,
+        }
+        exec(bigcodebench.DRIVER, namespace)
+        report: list[dict[str, str]] = namespace["_harness_report"]  # type: ignore[assignment]
+        return {part["name"]: part for part in report}
+
+    yield run
+    if zone is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = zone
+    time.tzset()
+
+
+def test_the_solution_is_the_module_upstream_names(drive: Any) -> None:
+    found = drive(
+        """
+        from random import randint
+        def task_func():
+            return randint(1, 6), os.path.sep, __name__
+        """,
+        """
+        import time, unittest
+        from unittest.mock import patch
+        class TestCases(unittest.TestCase):
+            @patch(__name__ + '.randint', return_value=25)
+            def test_patched(self, _randint):
+                self.assertEqual(task_func(), (25, '/', '__test__'))
+            def test_utc(self):
+                self.assertEqual(time.strftime('%Z', time.localtime(0)), 'UTC')
+        """,
+    )
+    assert {name: part["status"] for name, part in found.items()} == {
+        "TestCases.test_patched": "pass",
+        "TestCases.test_utc": "pass",
+    }
+
+
+def test_each_test_reports_what_it_raised_where(drive: Any) -> None:
+    found = drive(
+        """
+        import json, subprocess
+        def parse(text):
+            return json.loads(text)
+        def ocr():
+            try:
+                subprocess.run(['harness-no-such-program', '--version'])
+            except FileNotFoundError:
+                raise RuntimeError('the OCR engine is not installed') from None
+        """,
+        """
+        import unittest
+        class TestCases(unittest.TestCase):
+            def test_json(self):
+                parse('{')
+            def test_removed_assert(self):
+                self.assertAlmostEqualz(1.0, 1.0)
+            def test_program(self):
+                ocr()
+            def test_fails(self):
+                self.assertEqual(parse('1'), 2)
+        """,
+    )
+    assert found["TestCases.test_json"]["type"] == "json.decoder.JSONDecodeError"
+    assert found["TestCases.test_json"]["traceback"].splitlines()[-1].endswith("in raw_decode")
+    assert found["TestCases.test_removed_assert"]["message"] == (
+        "'TestCases' object has no attribute 'assertAlmostEqualz'"
+        " [harness: TestCases derives from unittest.TestCase]"
+    )
+    assert found["TestCases.test_program"]["message"] == (
+        "the OCR engine is not installed"
+        " [harness: no program 'harness-no-such-program' on this machine]"
+    )
+    assert (found["TestCases.test_fails"]["status"], found["TestCases.test_fails"]["type"]) == (
+        "fail",
+        "AssertionError",
+    )
+
+
+def test_a_test_that_reached_for_the_network_says_so(drive: Any) -> None:
+    # the solution swallows the error (as BigCodeBench/176 does): what it did still shows
+    found = drive(
+        """
+        import socket
+        def reverse(ip):
+            try:
+                with socket.create_connection((ip, 9), timeout=0.01):
+                    return "reached"
+            except OSError:
+                return None
+        """,
+        """
+        import unittest
+        class TestCases(unittest.TestCase):
+            def test_remote(self):
+                self.assertEqual(reverse('192.0.2.1'), 'reached')
+            def test_local_is_not_the_network(self):
+                self.assertEqual(reverse('127.0.0.1'), 'reached')
+        """,
+    )
+    assert found["TestCases.test_remote"]["message"] == (
+        "None != 'reached' [harness: reached for the network: socket.getaddrinfo('192.0.2.1')]"
+    )
+    assert found["TestCases.test_local_is_not_the_network"]["message"] == "None != 'reached'"
+
+
+def test_a_solution_that_does_not_run_is_one_error(drive: Any) -> None:
+    found = drive("import no_such_module_here\n", "import unittest\n")
+    assert list(found) == ["solution"]
+    assert found["solution"]["type"] == "ModuleNotFoundError"
 
 
 def test_the_env_library_runs_on_python_3_8(tmp_path: Path) -> None:

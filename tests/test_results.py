@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status, read_outcomes
+from harness.results import (
+    CapturedWarning,
+    Outcome,
+    OutcomeWriter,
+    Part,
+    Status,
+    read_outcomes,
+)
 from harness.rundir import RunDir
 
 
@@ -33,6 +40,28 @@ def test_round_trip() -> None:
     assert Outcome.from_dict(o.to_dict()) == o
     assert o.first_line == "AttributeError: no 'append'"
     assert o.warnings[0].library == "pandas"
+
+
+def test_parts_keep_what_each_raised() -> None:
+    o = outcome(
+        status=Status.ERROR,
+        parts=(
+            Part("TestCases.test_a", "pass"),
+            Part("TestCases.test_b", "error", "no page", "requests.exceptions.ConnectionError"),
+        ),
+    )
+    data = o.to_dict()
+    # a passing part's line is as it was before parts carried their exception's type
+    assert list(data["parts"]) == [
+        {"name": "TestCases.test_a", "status": "pass", "message": ""},
+        {
+            "name": "TestCases.test_b",
+            "status": "error",
+            "message": "no page",
+            "exc_type": "requests.exceptions.ConnectionError",
+        },
+    ]
+    assert Outcome.from_dict(data) == o
 
 
 def test_empty_optional_fields_are_left_out() -> None:

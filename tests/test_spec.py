@@ -35,6 +35,67 @@ def test_embedded_default_matrix_spans_three_eras() -> None:
     assert "baseline" in base.tags and "latest" in latest.tags and "torch" in old.tags
 
 
+BIGCODEBENCH = ROOT.parent / "shared" / "data" / "bigcodebench" / "requirements-eval.txt"
+
+
+def test_the_bigcodebench_matrix_is_upstreams_environment_then_newer_ones() -> None:
+    spec = load(ROOT / "matrices" / "bigcodebench.toml")
+    assert [c.id for c in spec.combos] == ["bigcodebench", "bcb-pandas22", "bcb-numpy2", "latest"]
+    assert spec.baseline == "bigcodebench" and spec.timeout == 240.0
+    upstream, *newer = spec.combos
+    assert [c.python for c in spec.combos] == ["3.10", "3.10", "3.10", "3.13"]
+    assert all(c.wheels_only for c in spec.combos)
+    assert "starkbank-ecdsa" in upstream.build_from_source  # sendgrid's, pure Python
+    assert upstream.library("tensorflow").package == "tensorflow"  # type: ignore[union-attr]
+    pins = {lib.package: lib.constraint for lib in upstream.libraries}
+    pins |= {r.split("==")[0]: r.split("==")[1] for r in upstream.extras if "==" in r}
+    for combo in newer:  # the other packages unpinned: the newest that fit
+        assert not any("==" in r for r in combo.extras)
+        assert {lib.kind for lib in combo.libraries} != {VersionKind.PIN}
+    if BIGCODEBENCH.is_file():
+        # every pin of upstream's requirements-eval.txt, as written there
+        lines = BIGCODEBENCH.read_text().split()
+        wanted = dict(line.split("==") for line in lines if "==" in line)
+        assert {k.lower(): v for k, v in pins.items()} == {k.lower(): v for k, v in wanted.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[matrix]\nwheels_only = "yes"\n[combos.a]\npython = "3.11"\n',
+            "m.toml:2: matrix.wheels_only: expected true or false, got str 'yes'",
+        ),
+        (
+            '[matrix]\nbuild_from_source = ["wordninja==2.0.0"]\n[combos.a]\npython = "3.11"\n',
+            "m.toml:2: matrix.build_from_source: 'wordninja==2.0.0' is not a package name",
+        ),
+    ],
+)
+def test_wheels_only_mistakes(write: Writer, text: str, message: str) -> None:
+    path = write("m.toml", text)
+    with pytest.raises(SpecError) as info:
+        load(path, display="m.toml")
+    assert str(info.value) == message
+
+
+def test_wheels_only_reaches_every_combo(write: Writer) -> None:
+    path = write(
+        "m.toml",
+        """
+        [matrix]
+        python = "3.11"
+        wheels_only = true
+        build_from_source = ["WordNinja"]
+        [combos.a]
+        [axes.g]
+        numpy = ["1.26.4", "2.2.6"]
+        """,
+    )
+    combos = load(path).combos
+    assert [(c.wheels_only, c.build_from_source) for c in combos] == [(True, ("wordninja",))] * 3
+
+
 def test_combo_fields(write: Writer) -> None:
     path = write(
         "m.toml",

@@ -211,7 +211,7 @@ def execute(payload: Json) -> Json:
 
 def _parts(declared: Any) -> list[Json]:
     """The graded pieces a context recorded in ``HARNESS_PARTS`` (unit tests, session
-    steps): a list of {name, status, message}; anything else there is ignored."""
+    steps): a list of {name, status, message, type}; anything else there is ignored."""
     if not isinstance(declared, list):
         return []
     return [
@@ -219,6 +219,7 @@ def _parts(declared: Any) -> list[Json]:
             "name": str(item.get("name", ""))[:200],
             "status": item["status"],
             "message": str(item.get("message", ""))[:500],
+            "exc_type": str(item.get("type", ""))[:200],
         }
         for item in declared[:500]
         if isinstance(item, dict) and item.get("status") in PART_STATUSES
@@ -285,6 +286,15 @@ def prepare(payload: Json, workdir: str, result_fd: int) -> None:
         sandbox.enter(workdir, payload.get("hide"))
     tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox
     os.environ["TMPDIR"] = workdir
+    # Numba caches what it compiles (librosa asks it to) beside the library's source or in
+    # the home directory, both read-only in the sandbox: "no locator available" unless
+    # told to use the one directory an execution may write to. Read when numba is
+    # imported, which the zygote may have done already.
+    os.environ["NUMBA_CACHE_DIR"] = workdir
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        with contextlib.suppress(Exception):
+            config.CACHE_DIR = workdir  # type: ignore[attr-defined]
     payload["result_fd"] = result_fd
     _limit_memory(payload.get("memory_mb"))
 

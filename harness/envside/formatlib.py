@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Any as _Any
 
+from .guard import RemoteError as _RemoteError
 from .protocol import RUNS_SOLUTION as HARNESS_RUNS_SOLUTION
 
 __all__ = [
@@ -79,10 +80,15 @@ def harness_verdict(parts: object) -> None:
     failures = [p for p in parts if p.get("status") == "fail"]
     if errors:
         first = errors[0]
-        kind = getattr(_builtins, str(first.get("type", "")), None)
-        if isinstance(kind, type) and issubclass(kind, Exception):
-            raise kind(first.get("message", ""))
-        raise RuntimeError("%s: %s" % (first.get("type", ""), first.get("message", "")))
+        name, message = str(first.get("type", "")), str(first.get("message", ""))
+        frames = str(first.get("traceback", ""))
+        kind = getattr(_builtins, name, None)
+        if frames or not (isinstance(kind, type) and issubclass(kind, Exception)):
+            # under the name and with the frames it was raised with, where the driver
+            # saw them: what drift analysis reads (``urllib.error.URLError``, a frame in
+            # ``site-packages/pandas``), as for an exception of a guarded solution
+            raise _RemoteError(name or "Exception", message, frames)
+        raise kind(message)
     if failures:
         names = ", ".join(str(p.get("name")) for p in failures[:5])
         raise AssertionError(
