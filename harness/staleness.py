@@ -49,32 +49,30 @@ class Entry:
     library: str
     old: str
     new: str
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str] | None  # how code uses the old API; None for a behaviour
     deprecated: str | None = None
     removed: str | None = None
     codemod: str | None = None  # the harness.repair codemod that rewrites it, if one does
+    # how a failure caused by the change reads (a behaviour no code pattern shows)
+    error: re.Pattern[str] | None = None
 
 
 def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
-    """Catalogue entries: ``[[api]]`` tables with library, old, new, pattern, deprecated,
-    removed, codemod."""
+    """Catalogue entries: ``[[api]]`` tables with library, old, new, pattern (or error),
+    deprecated, removed, codemod."""
     doc = TomlFile.load(path, ProblemError)
     entries = []
     for i, item in enumerate(doc.data.get("api", [])):
         where = f"api[{i}]"
         if not isinstance(item, dict):
             raise ProblemError(doc.display, where, "expected a table")
-        for key in ("library", "old", "new", "pattern"):
+        required = ("library", "old", "new") + (() if "error" in item else ("pattern",))
+        for key in required:
             if not isinstance(item.get(key), str) or not item[key]:
                 raise ProblemError(doc.display, f"{where}.{key}", "missing or not a string")
         if "codemod" in item and (not isinstance(item["codemod"], str) or not item["codemod"]):
             raise ProblemError(doc.display, f"{where}.codemod", "not a codemod's name")
-        try:
-            pattern = re.compile(item["pattern"])
-        except re.error as exc:
-            raise ProblemError(
-                doc.display, f"{where}.pattern", f"invalid regular expression: {exc}"
-            ) from None
+        pattern, error = (_regex(doc.display, where, item, key) for key in ("pattern", "error"))
         entries.append(
             Entry(
                 item["library"],
@@ -84,15 +82,28 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
                 item.get("deprecated"),
                 item.get("removed"),
                 item.get("codemod"),
+                error,
             )
         )
     return entries
 
 
+def _regex(file: str, where: str, item: dict[str, object], key: str) -> re.Pattern[str] | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ProblemError(file, f"{where}.{key}", "not a string")
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise ProblemError(file, f"{where}.{key}", f"invalid regular expression: {exc}") from None
+
+
 def static_uses(code: str, catalogue: Sequence[Entry]) -> list[Entry]:
     """Catalogue entries whose old API ``code`` mentions (comments and strings excluded)."""
     cleaned = _strip_comments(code)
-    return [e for e in catalogue if e.pattern.search(cleaned)]
+    return [e for e in catalogue if e.pattern is not None and e.pattern.search(cleaned)]
 
 
 def _strip_comments(code: str) -> str:

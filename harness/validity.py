@@ -199,8 +199,8 @@ def validities(
 def headline(found: Sequence[Validity]) -> str:
     """One sentence on a run's validity ranges."""
     everywhere = sum(1 for v in found if v.everywhere)
-    nowhere = sum(1 for v in found if not v.everywhere and v.klass == DriftClass.STABLE_FAIL.value)
     limited = len(limited_ranges(found))
+    nowhere = len(found) - everywhere - limited
     return (
         f"{everywhere} of {len(found)} references pass in every combo where they ran; "
         f"{limited} pass only in part of the matrix (below); {nowhere} pass in none."

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ProblemError
-from harness.repair import CODEMODS, DEFAULT, Rewrite, apply, diff
+from harness.repair import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply, diff
 from harness.repair.pandas_api import new_frequency
 from harness.staleness import load_catalogue
 
@@ -135,6 +135,49 @@ CASES: list[tuple[str, str, str]] = [
         "result = np.vstack([a, b])\n",
     ),
     # -- pandas ------------------------------------------------------------------------
+    (  # DS-1000 #47: a total row (a reduction renamed to a label) under a filtered frame
+        "pandas-append-to-concat",
+        "out = df[lambda x: x['v'] >= t].append(df[lambda x: x['v'] < t].sum().rename('X'))\n",
+        (
+            "out = pd.concat([df[lambda x: x['v'] >= t], df[lambda x: x['v'] < t].sum().rename('X')"
+            ".to_frame().T.rename_axis(df[lambda x: x['v'] >= t].index.names)])\n"
+        ),
+    ),
+    (  # a list's append of a renamed total, and a column's: not a frame's row
+        "pandas-append-to-concat",
+        "totals.append(df.sum().rename('X'))\nx = df['a'].append(t.sum().rename('X'))\n",
+        "totals.append(df.sum().rename('X'))\nx = df['a'].append(t.sum().rename('X'))\n",
+    ),
+    (  # DS-1000 #151: a frame's reduction, indexed by its column labels
+        "pandas-positional-getitem-to-iloc",
+        "m = df[[a, b]].groupby(a).count().max()[0]\nlast = df.sum()[-1]\n",
+        "m = df[[a, b]].groupby(a).count().max().iloc[0]\nlast = df.sum().iloc[-1]\n",
+    ),
+    (  # NumPy's reductions, a column's, by rows, and a label lookup stay
+        "pandas-positional-getitem-to-iloc",
+        "a = arr.max(axis=0)[0]\nb = df['x'].max()[0]\nc = df.max(axis=1)[0]\nd = s.value_counts()[0]\n",
+        "a = arr.max(axis=0)[0]\nb = df['x'].max()[0]\nc = df.max(axis=1)[0]\nd = s.value_counts()[0]\n",
+    ),
+    (
+        "pandas3-object-strings",
+        "import numpy as np\nimport pandas as pd\ndf = pd.DataFrame({'a': ['x']})\n",
+        (
+            "import numpy as np\nimport pandas as pd\n"
+            'if int(pd.__version__.split(".")[0]) >= 3:  # strings as object, as before pandas 3\n'
+            '    pd.set_option("future.infer_string", False)\n'
+            "df = pd.DataFrame({'a': ['x']})\n"
+        ),
+    ),
+    (  # DS-1000 #810: passed as a function, and called
+        "scipy-integrate-renames",
+        "out = df.rolling('25s').apply(integrate.trapz)\nc = integrate.cumtrapz(y, x)\n",
+        "out = df.rolling('25s').apply(integrate.trapezoid)\nc = integrate.cumulative_trapezoid(y, x)\n",
+    ),
+    (
+        "scipy-integrate-renames",
+        "from scipy.integrate import simps\nz = simps(y, x)\n",
+        "from scipy.integrate import simpson as simps\nz = simps(y, x)\n",
+    ),
     (
         "pandas-append-to-concat",
         "result = stock.append(arrivals, ignore_index=True)  # our problem's old idiom\n",
@@ -485,12 +528,22 @@ CASES: list[tuple[str, str, str]] = [
     (
         "tensorflow-optimizer-lr-attribute",
         "tf.keras.backend.set_value(opt.lr, 0.01)\nprint(model.optimizer.lr)\n",
-        "tf.keras.backend.set_value(opt.learning_rate, 0.01)\nprint(model.optimizer.learning_rate)\n",
+        "opt.learning_rate.assign(0.01)\nprint(model.optimizer.learning_rate)\n",
     ),
     (
         "tensorflow-optimizer-lr-attribute",  # no TensorFlow here
         "for group in optimizer.param_groups:\n    group['lr'] = 0.1\nrate = opt.lr\n",
         "for group in optimizer.param_groups:\n    group['lr'] = 0.1\nrate = opt.lr\n",
+    ),
+    (  # our problem's old idiom: Keras 3's backend sets no variable
+        "tensorflow-optimizer-lr-attribute",
+        "tf.keras.backend.set_value(opt.lr, 0.01)\nK.set_value(model.optimizer.lr, x)\n",
+        "opt.learning_rate.assign(0.01)\nmodel.optimizer.learning_rate.assign(x)\n",
+    ),
+    (  # set_value of anything else stays
+        "tensorflow-optimizer-lr-attribute",
+        "tf.keras.backend.set_value(w, 1)\ntf.keras.backend.set_value(opt.learning_rate, 2)\n",
+        "tf.keras.backend.set_value(w, 1)\ntf.keras.backend.set_value(opt.learning_rate, 2)\n",
     ),
     (
         "tensorflow-keras-moved-names",
@@ -548,12 +601,44 @@ def test_every_codemod_has_cases() -> None:
     assert covered >= set(CODEMODS) - {"numpy2-legacy-print"}  # tested on its own below
 
 
+def test_context_settings_are_opt_in_and_never_for_solutions() -> None:
+    for name in ("numpy2-legacy-print", "pandas3-object-strings"):
+        assert name not in DEFAULT
+        assert name not in FOR_SOLUTIONS
+
+
+@pytest.mark.parametrize(
+    ("version", "calls"), [("2.2.3", []), ("3.1.1", [("future.infer_string", False)])]
+)
+def test_the_object_strings_guard_sets_the_option_on_pandas_3_only(
+    version: str, calls: list[tuple[str, bool]]
+) -> None:
+    """future.infer_string is no pandas 1 option: the guard sets it on pandas 3 only."""
+    seen: list[tuple[str, bool]] = []
+    fake = types.ModuleType("pandas")
+    fake.__version__ = version  # type: ignore[attr-defined]
+    fake.set_option = lambda key, value: seen.append((key, value))  # type: ignore[attr-defined]
+    context = apply("import pandas as pd\n", ["pandas3-object-strings"]).source
+    exec(context.replace("import pandas as pd\n", ""), {"pd": fake})
+    assert seen == calls
+
+
 # (codemod, source, part of the reason it gives for leaving a use alone)
 SKIPS: list[tuple[str, str, str]] = [
     (
         "pandas-append-to-concat",
         "out = out.append(pd.Series([1]), ignore_index=True)\n",
         "cannot tell",
+    ),
+    (
+        "scipy-integrate-renames",
+        "from scipy import integrate\nz = integrate.simps(y, x, even='avg')\n",
+        "simpson has no even=",
+    ),
+    (
+        "pandas3-object-strings",
+        "from pandas import DataFrame\ndf = DataFrame({'a': ['x']})\n",
+        "pandas is not imported as a module",
     ),
     (
         "pandas-fillna-method-to-ffill",

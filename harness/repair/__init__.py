@@ -20,9 +20,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.repair.codemods import CODEMODS, DEFAULT, Codemod, Rewrite, apply, diff
+    from harness.repair.codemods import (
+        CODEMODS,
+        DEFAULT,
+        FOR_SOLUTIONS,
+        Codemod,
+        Rewrite,
+        apply,
+        diff,
+    )
 
-__all__ = ["CODEMODS", "DEFAULT", "Codemod", "Rewrite", "apply", "diff"]
+__all__ = ["CODEMODS", "DEFAULT", "FOR_SOLUTIONS", "Codemod", "Rewrite", "apply", "diff"]
 
 
 def __getattr__(name: str) -> Any:

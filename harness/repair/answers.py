@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from harness import staleness
 from harness.drift import trajectories
 from harness.problem import MODEL_PREFIX
-from harness.repair.codemods import DEFAULT, apply
+from harness.repair.codemods import DEFAULT, FOR_SOLUTIONS, apply
 from harness.repair.plan import break_of, choose
 from harness.repair.table import ModelRow
 
@@ -67,7 +67,8 @@ def stale_answers(
             if original is None or t is None:
                 continue
             broke = break_of(t, t.library)
-            rewrite = apply(original, choose(original, broke, catalogue))
+            names = [n for n in choose(original, broke, catalogue) if n in FOR_SOLUTIONS]
+            rewrite = apply(original, names)
             if not rewrite.changed:
                 rewrite = apply(original, DEFAULT)
             out.append(

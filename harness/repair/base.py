@@ -9,7 +9,7 @@ to numpy (``import numpy as np``), and ``product`` only if it was imported from 
 (LibCST's QualifiedNameProvider follows imports and scopes), so a user's own ``product``
 is left alone. One exception, for the snippets benchmarks run after their context's
 imports (DS-1000's solutions, our problems' answers): a conventional alias (``np``,
-``pd``, ``plt``, ``tf``, ``mpl``, DS-1000's ``sparse``) or a library's own name that the
+``pd``, ``plt``, ``tf``, ``mpl``, DS-1000's ``sparse`` and ``integrate``) or a library's own name that the
 source uses but binds nowhere is read as that library.
 """
 
@@ -44,6 +44,7 @@ CONVENTIONAL = {
     "mpl": "matplotlib",
     "tf": "tensorflow",
     "sparse": "scipy.sparse",  # DS-1000: from scipy import sparse
+    "integrate": "scipy.integrate",  # DS-1000: from scipy import integrate
     "numpy": "numpy",
     "pandas": "pandas",
     "scipy": "scipy",
@@ -74,6 +75,8 @@ class Transformer(cst.CSTTransformer):
     ruff: ClassVar[RuffFix | None] = None
     # not an API repair but an adjustment of a context: applied only when asked by name
     opt_in: ClassVar[bool] = False
+    # a setting of the problem's own process, never written into a solution
+    context_only: ClassVar[bool] = False
     # text one of which a source must contain for the codemod to have anything to do
     # there (a cheap test before parsing and resolving names); empty: always run
     mentions: ClassVar[tuple[str, ...]] = ()
@@ -425,3 +428,19 @@ def _renamed_alias(alias: cst.ImportAlias, new: str) -> cst.ImportAlias:
 
 def _module_of(qualified: set[str]) -> str:
     return next(iter(sorted(qualified)), "").rpartition(".")[0]
+
+
+def module_alias(statement: cst.CSTNode, module: str) -> str | None:
+    """The name ``statement`` binds ``module`` to (``import pandas as pd`` → ``pd``),
+    None when it imports no such module."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for small in statement.body:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                if get_full_name_for_node(alias.name) == module:
+                    if alias.asname is None:
+                        return module
+                    if isinstance(alias.asname.name, cst.Name):
+                        return alias.asname.name.value
+    return None

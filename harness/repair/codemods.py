@@ -52,6 +52,10 @@ class Codemod:
     def opt_in(self) -> bool:
         return self.transformer.opt_in
 
+    @property
+    def context_only(self) -> bool:
+        return self.transformer.context_only
+
     def run(self, source: str) -> tuple[str, tuple[str, ...]]:
         """``source`` rewritten, and the reasons for the uses left alone."""
         mentions = self.transformer.mentions
@@ -99,8 +103,11 @@ _ORDER: tuple[type[Transformer], ...] = (
     pandas_api.FreqAliases,
     pandas_api.SetAxisInplace,
     pandas_api.GroupbyNumericOnly,
+    pandas_api.PositionalGetitemToIloc,
+    pandas_api.Pandas3ObjectStrings,
     scipy_api.SparseDenseAttributes,
     scipy_api.MiscToDatasets,
+    scipy_api.IntegrateRenames,
     scipy_api.QuadratureToQuad,
     scipy_api.Interp2dNote,
     ml_api.GetFeatureNamesOut,
@@ -113,6 +120,8 @@ _ORDER: tuple[type[Transformer], ...] = (
 CODEMODS: dict[str, Codemod] = {t.name: Codemod(t) for t in _ORDER}
 # what `apply` runs when no names are given: the API repairs, not the opt-in adjustments
 DEFAULT: tuple[str, ...] = tuple(name for name, c in CODEMODS.items() if not c.opt_in)
+# what may be written into a solution (a reference, an answer): not a context's settings
+FOR_SOLUTIONS: frozenset[str] = frozenset(n for n, c in CODEMODS.items() if not c.context_only)
 
 
 def apply(source: str, names: Iterable[str] | None = None) -> Rewrite:

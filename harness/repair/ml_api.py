@@ -6,6 +6,7 @@ import re
 from typing import ClassVar
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from harness.repair.base import (
     MovedNames,
@@ -189,6 +190,25 @@ class OptimizerLrAttribute(Transformer):
         if not (named or owned):
             return updated_node
         return updated_node.with_changes(attr=cst.Name("learning_rate"))
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        """``tf.keras.backend.set_value(opt.lr, x)`` → ``opt.learning_rate.assign(x)``:
+        Keras 3's backend has no ``set_value`` for a variable; a variable's ``assign``
+        works in Keras 2 and 3 alike."""
+        func = get_full_name_for_node(original_node.func) or ""
+        if not self._keras or not (func.endswith("backend.set_value") or func == "K.set_value"):
+            return updated_node
+        args = positional(updated_node)
+        if len(args) != 2 or len(updated_node.args) != 2:
+            return updated_node
+        target = args[0].value
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "learning_rate"):
+            return updated_node
+        original_target = positional(original_node)[0].value
+        if isinstance(original_target, cst.Attribute) and original_target.attr.value != "lr":
+            return updated_node  # set_value(opt.learning_rate, x) works as it is
+        assign = cst.Attribute(target, cst.Name("assign"))
+        return cst.Call(assign, [args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
 
 
 class KerasMovedNames(MovedNames):

@@ -10,7 +10,14 @@ from typing import ClassVar
 
 import libcst as cst
 
-from harness.repair.base import Transformer, appended, keywords, kwarg, positional
+from harness.repair.base import (
+    Transformer,
+    appended,
+    keywords,
+    kwarg,
+    module_alias,
+    positional,
+)
 from harness.repair.ruff import RuffFix
 
 _NUMPY2 = "https://numpy.org/doc/stable/release/2.0.0-notes.html"
@@ -244,6 +251,7 @@ class Numpy2LegacyPrint(Transformer):
     library = "numpy"
     reference = "NumPy 2.0.0 release notes, NEP 51 (representation of NumPy scalars changed): https://numpy.org/neps/nep-0051-scalar-representation.html"
     opt_in = True
+    context_only = True
     mentions = ("numpy",)
 
     _GUARD = (
@@ -256,7 +264,7 @@ class Numpy2LegacyPrint(Transformer):
             return updated_node  # done before (or by hand)
         body = list(updated_node.body)
         for i, statement in enumerate(body):
-            alias = _numpy_alias(statement)
+            alias = module_alias(statement, "numpy")
             if alias is not None:
                 guard = cst.parse_statement(self._GUARD.format(np=alias))
                 return updated_node.with_changes(body=[*body[: i + 1], guard, *body[i + 1 :]])
@@ -267,20 +275,6 @@ class Numpy2LegacyPrint(Transformer):
         ):
             self.warn("numpy is imported by name only: no module to call set_printoptions on")
         return updated_node
-
-
-def _numpy_alias(statement: cst.CSTNode) -> str | None:
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return None
-    for small in statement.body:
-        if isinstance(small, cst.Import):
-            for alias in small.names:
-                if _is_numpy(alias.name):
-                    if alias.asname is None:
-                        return "numpy"
-                    if isinstance(alias.asname.name, cst.Name):
-                        return alias.asname.name.value
-    return None
 
 
 def _is_numpy(node: cst.CSTNode | None) -> bool:

@@ -22,6 +22,7 @@ from harness.repair.base import (
     kwarg,
     literal,
     method_name,
+    module_alias,
     positional,
     string_value,
     with_string,
@@ -66,7 +67,10 @@ class AppendToConcat(Transformer):
     ``pd.DataFrame([row])``, a list of dicts ``pd.DataFrame(rows)``, a list of frames is
     spliced into the list given to ``concat``. A ``pd.Series(...)`` is a row of a
     DataFrame or the tail of a Series: the receiver's name (``df``, ``s``) or
-    ``index=df.columns`` tells; when nothing does the call is skipped.
+    ``index=df.columns`` tells; when nothing does the call is skipped. A frame's
+    reduction renamed to a label (``df.sum().rename("X")``, a total row) appended to a
+    frame (``df``, ``df[mask]``, ``df[lambda x: ...]``) becomes the row
+    ``other.to_frame().T.rename_axis(df.index.names)``, as DataFrame.append made it.
     """
 
     name = "pandas-append-to-concat"
@@ -86,7 +90,8 @@ class AppendToConcat(Transformer):
             return updated_node
         original_other = positional(original_node)[0].value
         constructor = self._constructor(original_other)
-        if not given and constructor is None:
+        total_row = _total_row(original_other) and _frame_like(original_node.func)
+        if not given and constructor is None and not total_row:
             return updated_node  # a list's append, as far as anyone can tell
         if isinstance(self.parent(original_node), cst.Expr):
             return updated_node  # a statement: DataFrame.append never changed its receiver
@@ -96,6 +101,12 @@ class AppendToConcat(Transformer):
             return updated_node
         receiver = updated_node.func.value
         other = args[0].value
+        if total_row:
+            # DataFrame.append(series): the series as one row, named by its name, under
+            # the frame's index names (the receiver is evaluated again: it has no effects)
+            row = cst.Attribute(cst.Call(cst.Attribute(other, cst.Name("to_frame"))), cst.Name("T"))
+            names = cst.Attribute(cst.Attribute(receiver, cst.Name("index")), cst.Name("names"))
+            other = cst.Call(cst.Attribute(row, cst.Name("rename_axis")), [cst.Arg(names)])
         items = self._items(updated_node, pd, receiver, other, original_other, constructor)
         if items is None:
             return updated_node
@@ -152,6 +163,43 @@ class AppendToConcat(Transformer):
                 )
                 return None
         return cst.List([_element(receiver), _element(other, last=True)])
+
+
+# reductions of a DataFrame: a Series indexed by its columns
+_REDUCTIONS = frozenset(
+    {"sum", "mean", "median", "min", "max", "std", "var", "count", "prod", "nunique", "first"}
+)
+
+
+def _total_row(node: cst.BaseExpression) -> bool:
+    """``<frame>.<reduction>(...).rename(<label>)``: a Series meant as a row."""
+    if not (
+        isinstance(node, cst.Call)
+        and method_name(node) == "rename"
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and isinstance(node.args[0].value, (cst.SimpleString, cst.Integer))
+        and isinstance(node.func, cst.Attribute)
+    ):
+        return False
+    inner = node.func.value
+    return isinstance(inner, cst.Call) and method_name(inner) in _REDUCTIONS
+
+
+def _frame_like(func: cst.BaseExpression) -> bool:
+    """The receiver of ``func`` (``<receiver>.append``) is a DataFrame by its look: a
+    frame's name, or such a name filtered by a mask, a function or a list of columns."""
+    if not isinstance(func, cst.Attribute):
+        return False
+    receiver = func.value
+    if isinstance(receiver, cst.Subscript):
+        if len(receiver.slice) != 1 or not isinstance(receiver.slice[0].slice, cst.Index):
+            return False
+        key = receiver.slice[0].slice.value
+        if not isinstance(key, (cst.Lambda, cst.Comparison, cst.List, cst.UnaryOperation)):
+            return False  # df["col"] is a column
+        receiver = receiver.value
+    return _named(receiver, _FRAME_NAME)
 
 
 class ApplymapToMap(Transformer):
@@ -570,3 +618,108 @@ def _grouped_frame(node: cst.BaseExpression) -> bool:
             and _grouped_frame(node.value)
         )
     return False
+
+
+class PositionalGetitemToIloc(Transformer):
+    """``df.max()[0]`` → ``df.max().iloc[0]``: a frame's reduction is a Series indexed
+    by the column labels, and pandas 3 no longer reads an integer key of a Series on a
+    non-integer index as a position (``KeyError: 0``).
+
+    Only a reduction of a frame by its look (a frame's name, ``df[[...]]``, or a
+    ``groupby`` in the chain; no ``axis=`` argument, which could index it by the rows)
+    subscripted by an integer literal: ``arr.max(axis=0)[0]`` is NumPy's and stays, and
+    so does any other ``s[0]``, which may mean the label 0.
+    """
+
+    name = "pandas-positional-getitem-to-iloc"
+    description = "frame reduction [i] → .iloc[i] (an integer key as a position)"
+    library = "pandas"
+    reference = "pandas 3.0.0 release notes: Series.__getitem__ no longer treats an integer key as a position on a non-integer index (deprecated in 2.1.0): https://pandas.pydata.org/docs/whatsnew/v3.0.0.html"
+    mentions = ("()[",)
+
+    def leave_Subscript(
+        self, original_node: cst.Subscript, updated_node: cst.Subscript
+    ) -> cst.BaseExpression:
+        value = original_node.value
+        if not (
+            isinstance(value, cst.Call)
+            and method_name(value) in _REDUCTIONS - {"first"}
+            and not any(a.keyword is not None and a.keyword.value == "axis" for a in value.args)
+            and not positional(value)
+            and len(original_node.slice) == 1
+            and isinstance(original_node.slice[0].slice, cst.Index)
+            and _integer_literal(original_node.slice[0].slice.value)
+            and isinstance(value.func, cst.Attribute)
+            and _frame_chain(value.func.value)
+        ):
+            return updated_node
+        return updated_node.with_changes(value=cst.Attribute(updated_node.value, cst.Name("iloc")))
+
+
+def _integer_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
+def _frame_chain(node: cst.BaseExpression) -> bool:
+    """A frame by its look: its name, ``<frame>[[cols]]``, or a chain through ``groupby``."""
+    while True:
+        if _named(node, _FRAME_NAME):
+            return True
+        if isinstance(node, cst.Call):
+            if method_name(node) == "groupby":
+                return True
+            if not isinstance(node.func, cst.Attribute):
+                return False
+            node = node.func.value
+        elif isinstance(node, cst.Subscript):
+            keys = [s.slice for s in node.slice]
+            if not (len(keys) == 1 and isinstance(keys[0], cst.Index)):
+                return False
+            if not isinstance(keys[0].value, cst.List):
+                return False  # df["a"] is a column: its reduction is a scalar
+            node = node.value
+        else:
+            return False
+
+
+class Pandas3ObjectStrings(Transformer):
+    """After a context's ``import pandas``: infer strings as ``object``, as before
+    pandas 3, on pandas 3 only.
+
+    pandas 3 infers the ``str`` dtype for strings (PDEP-14): a column of names no longer
+    has dtype ``object``, takes no integers (``Invalid value '1' for dtype 'str'``), and
+    compares differently. The option ``future.infer_string`` keeps the old inference
+    (deprecated: pandas 4 removes it, so the run's "will break" list names it). A
+    setting of the problem's process, for contexts only; chosen by the failure's
+    message (the catalogue's ``error`` key), never by trying.
+    """
+
+    name = "pandas3-object-strings"
+    description = (
+        'insert pd.set_option("future.infer_string", False) after the pandas import, '
+        "on pandas ≥ 3 only"
+    )
+    library = "pandas"
+    reference = "pandas 3.0.0 release notes, PDEP-14 (dedicated string data type by default; future.infer_string opts out until pandas 4): https://pandas.pydata.org/docs/whatsnew/v3.0.0.html"
+    opt_in = True
+    context_only = True
+    mentions = ("pandas",)
+
+    _GUARD = (
+        'if int({pd}.__version__.split(".")[0]) >= 3:  # strings as object, as before pandas 3\n'
+        '    {pd}.set_option("future.infer_string", False)\n'
+    )
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if "future.infer_string" in original_node.code:
+            return updated_node  # done before (or by hand)
+        body = list(updated_node.body)
+        for i, statement in enumerate(body):
+            alias = module_alias(statement, "pandas")
+            if alias is not None:
+                guard = cst.parse_statement(self._GUARD.format(pd=alias))
+                return updated_node.with_changes(body=[*body[: i + 1], guard, *body[i + 1 :]])
+        self.warn("pandas is not imported as a module here: no place to set the option")
+        return updated_node

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.drift import era_order, trajectories
 from harness.problem import REFERENCE
-from harness.repair.codemods import DEFAULT, apply
+from harness.repair.codemods import CODEMODS, DEFAULT, FOR_SOLUTIONS, apply
 from harness.reports.summary import DRIFTING
 from harness.staleness import load_catalogue, static_uses
 
@@ -139,8 +139,11 @@ def _names(symbol: str) -> list[str]:
 
 
 def choose(code: str, broke: Break, catalogue: Sequence[Entry]) -> list[str]:
-    """The catalogue's codemods for this break: its library's entries that ``code`` uses,
-    and any entry whose old API names the failing symbol; in catalogue order."""
+    """The catalogue's codemods for this break, in catalogue order: the entries of the
+    failure's library whose old API names the failing symbol or whose failure message
+    (``error``) is the break's, and every entry whose old API ``code`` uses, of that
+    library or, when it is a removal, of another (the next failure once the first is
+    repaired: ``rolling("25S").apply(integrate.trapz)``)."""
     names = _names(broke.symbol)
     chosen: dict[str, None] = {}
     used = static_uses(code, catalogue)
@@ -148,9 +151,14 @@ def choose(code: str, broke: Break, catalogue: Sequence[Entry]) -> list[str]:
         if entry.codemod is None:
             continue
         if entry.library != broke.library:
+            if entry in used and entry.removed:
+                chosen[entry.codemod] = None
             continue
-        named = any(re.search(rf"\b{re.escape(n)}\b", entry.old) for n in names)
-        if named or entry in used:
+        named = entry.pattern is not None and any(
+            re.search(rf"\b{re.escape(n)}\b", entry.old) for n in names
+        )
+        failed = entry.error is not None and bool(entry.error.search(broke.error))
+        if named or failed or entry in used:
             chosen[entry.codemod] = None
     return list(chosen)
 
@@ -160,9 +168,12 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
     code = problem.reference_code + "\n" + problem.code_context
     names = choose(code, broke, catalogue)
     chosen_by = BY_CATALOGUE
-    ref, ctx = apply(problem.reference_code, names), apply(problem.code_context, names)
-    if not (ref.changed or ctx.changed):
-        # the failure names no catalogued API: try every repair, keep what changes code
+    ref = apply(problem.reference_code, [n for n in names if n in FOR_SOLUTIONS])
+    ctx = apply(problem.code_context, names)
+    own = [n for n in (*ref.applied, *ctx.applied) if CODEMODS[n].library == broke.library]
+    if not own:
+        # the failure names no catalogued API of its library: try every repair (those
+        # chosen for other libraries among them), keep what changes code
         chosen_by = BY_TRYING
         ref, ctx = apply(problem.reference_code, DEFAULT), apply(problem.code_context, DEFAULT)
     applied = tuple(dict.fromkeys([*ref.applied, *ctx.applied]))

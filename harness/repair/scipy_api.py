@@ -117,6 +117,34 @@ class MiscToDatasets(MovedNames):
     mentions = ("misc",)
 
 
+class IntegrateRenames(MovedNames):
+    """``integrate.trapz`` / ``cumtrapz`` / ``simps`` → ``trapezoid`` /
+    ``cumulative_trapezoid`` / ``simpson``, called or passed as a function
+    (``df.rolling("25s").apply(integrate.trapz)``). The new names exist since SciPy 1.6.
+    ``simps(..., even=...)``: ``even`` is gone from ``simpson`` (1.14), so such a call is
+    left alone with a note.
+    """
+
+    name = "scipy-integrate-renames"
+    description = "integrate.trapz / cumtrapz / simps → trapezoid / cumulative_trapezoid / simpson"
+    library = "scipy"
+    reference = f"SciPy 1.12.0 deprecated trapz, cumtrapz and simps; 1.14.0 removed them: {_SCIPY}/1.14.0-notes.html"
+    moves: ClassVar[dict[str, str]] = {
+        "scipy.integrate.trapz": "scipy.integrate.trapezoid",
+        "scipy.integrate.cumtrapz": "scipy.integrate.cumulative_trapezoid",
+        "scipy.integrate.simps": "scipy.integrate.simpson",
+    }
+    mentions = ("trapz", "simps")
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if "even" in keywords(original_node) and self.refers_to(
+            original_node.func, "scipy.integrate.simps"
+        ):
+            self.warn("simps(even=...): simpson has no even= since SciPy 1.14; left alone")
+            return original_node
+        return updated_node
+
+
 class QuadratureToQuad(Transformer):
     """``integrate.quadrature(f, a, b)`` → ``integrate.quad(f, a, b)`` (both return the
     value and an error estimate); ``integrate.romberg(f, a, b)`` → ``integrate.quad(f, a, b)[0]``

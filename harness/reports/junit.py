@@ -53,8 +53,8 @@ def suite(combo: str, env: EnvInfo, outcomes: Sequence[Outcome]) -> TestSuite:
         s.add_property(key, version)
     if not env.ok:
         s.add_property("env_error", f"{env.stage}: {env.error}")
-    for o in sorted(outcomes, key=lambda o: o.seq):
-        s.add_testcase(_case(o))
+    # add_testcase recounts the whole suite after each case: quadratic in a run's size
+    s.add_testcases([_case(o) for o in sorted(outcomes, key=lambda o: o.seq)])
     s.update_statistics()
     return s
 

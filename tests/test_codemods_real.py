@@ -1,0 +1,189 @@
+"""Every codemod, run for real in the newest release: the old idiom fails there, the
+codemod rewrites it, the rewrite passes.
+
+The old idioms are our problems' own (``[idioms] old``) and, for the codemods no problem
+of ours needs, a few problems written here. A codemod that adjusts a problem's context
+(``context_only``) is run the other way round: the same old code fails with the original
+setup and passes with the rewritten one. Two codemods cannot be run so, and say why in
+``NOT_RUN``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from harness import pipeline, spec
+from harness.formats.ours import compact_context
+from harness.problem import IDIOM_PREFIX, Problem, Solution, imported_modules
+from harness.problemsets import load_problems
+from harness.progress import QuietReporter
+from harness.repair.codemods import CODEMODS, DEFAULT, apply
+from harness.rundir import RunDir
+from harness.runner import RunOptions
+from tests.conftest import ROOT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+pytestmark = pytest.mark.network
+
+NOT_RUN = {
+    "scipy-misc-to-datasets": "scipy.datasets downloads its files on first use: no network here",
+    "scipy-interp2d": "reports interp2d's uses, rewrites nothing (no drop-in replacement)",
+}
+
+# (codemod, setup, old code, check): old APIs no problem of ours is built around
+EXTRA = [
+    (
+        "numpy-alltrue-to-all",
+        "import numpy as np\na = np.array([1, 2, 3])",
+        "result = bool(np.alltrue(a > 0)) and not bool(np.sometrue(a > 5))",
+        "assert result is True",
+    ),
+    (
+        "numpy-scalar-type-aliases",
+        "import numpy as np",
+        "result = np.array([1, 2], dtype=np.float_)",
+        "import numpy as np\nassert result.dtype == np.float64",
+    ),
+    (
+        "numpy-round-asfarray-msort",
+        "import numpy as np",
+        "result = np.round_(np.asfarray([1.234, 2.345]), 1)",
+        "assert [float(x) for x in result] == [1.2, 2.3]",
+    ),
+    (
+        "pandas-set-axis-inplace",
+        "import pandas as pd\ndf = pd.DataFrame({'a': [1], 'b': [2]})",
+        "df.set_axis(['x', 'y'], axis=1, inplace=True)\nresult = df",
+        "assert list(result.columns) == ['x', 'y']",
+    ),
+    (
+        "pandas-positional-getitem-to-iloc",
+        "import pandas as pd\ndf = pd.DataFrame({'a': [1, 5], 'b': [7, 2]})",
+        "result = df.max()[0]",
+        "assert result == 5",
+    ),
+    (
+        "matplotlib-get-cmap-to-colormaps",
+        "import matplotlib\nmatplotlib.use('Agg')",
+        "from matplotlib import cm\nresult = cm.get_cmap('viridis').name",
+        "assert result == 'viridis'",
+    ),
+]
+
+# (codemod, setup, old code, check): the codemod rewrites the setup, not the code
+CONTEXT = [
+    (
+        "pandas3-object-strings",
+        "import pandas as pd\ndf = pd.DataFrame({'name': ['a', 'b']})",
+        "df.loc[0, 'name'] = 1\nresult = df",
+        "assert result['name'].tolist() == [1, 'b']",
+    ),
+    (
+        "numpy2-legacy-print",
+        "import numpy as np",
+        "result = [np.float64(1.5)]",
+        "assert repr(result) == '[1.5]'",
+    ),
+]
+
+
+def _problem(pid: str, library: str, setup: str, check: str) -> Problem:
+    """A problem in our compact form (setup, then the solution, then the check)."""
+    context = compact_context(setup + "\n", check + "\n")
+    return Problem(
+        f"codemods/{pid}",
+        pid,
+        "codemods",
+        library,
+        "",
+        "",
+        context,
+        requires=imported_modules(context),
+    )
+
+
+def _cases() -> tuple[list[Problem], list[Solution], dict[str, list[tuple[str, str]]]]:
+    """The problems, the solutions to run (old and rewritten), and per codemod the
+    (problem id, source) pairs that must fail (old) and pass (rewritten)."""
+    problems: list[Problem] = []
+    solutions: list[Solution] = []
+    runs: dict[str, list[tuple[str, str]]] = {}
+    for p in load_problems([ROOT / "problems"]):
+        old = p.idioms.get("old")
+        if old is None:
+            continue
+        rewrite = apply(old, DEFAULT)
+        if not rewrite.applied:
+            continue
+        problems.append(p)
+        solutions += [
+            Solution(p.id, IDIOM_PREFIX + "old", old),
+            Solution(p.id, IDIOM_PREFIX + "rewritten", rewrite.source),
+        ]
+        for name in rewrite.applied:
+            runs.setdefault(name, []).append((p.id, "old"))
+    for name, setup, old, check in EXTRA:
+        library = CODEMODS[name].library
+        problem = _problem(name, library, setup, check)
+        problems.append(problem)
+        rewrite = apply(old, [name])
+        assert rewrite.applied == (name,), rewrite
+        solutions += [
+            Solution(problem.id, IDIOM_PREFIX + "old", old),
+            Solution(problem.id, IDIOM_PREFIX + "rewritten", rewrite.source),
+        ]
+        runs.setdefault(name, []).append((problem.id, "old"))
+    for name, setup, old, check in CONTEXT:
+        library = CODEMODS[name].library
+        rewrite = apply(setup + "\n", [name])
+        assert rewrite.applied == (name,), rewrite
+        before = _problem(name, library, setup, check)
+        after = _problem(name + "-rewritten", library, rewrite.source, check)
+        problems += [before, after]
+        solutions += [
+            Solution(before.id, IDIOM_PREFIX + "old", old),
+            Solution(after.id, IDIOM_PREFIX + "rewritten", old),
+        ]
+        runs.setdefault(name, []).append((before.id, "context"))
+    return problems, solutions, runs
+
+
+def test_every_codemod_is_run_or_says_why_not() -> None:
+    _, _, runs = _cases()
+    assert set(runs) | set(NOT_RUN) == set(CODEMODS)
+    assert not set(runs) & set(NOT_RUN)
+
+
+def test_old_idioms_fail_in_the_newest_release_and_their_rewrites_pass(tmp_path: Path) -> None:
+    matrix = spec.load(ROOT / "matrix.toml")
+    (latest,) = [c for c in matrix.combos if c.id == "latest"]
+    env_root = os.environ.get("HARNESS_ENV_DIR", str(ROOT / ".harness" / "envs"))
+    problems, solutions, runs = _cases()
+    job = pipeline.Job(
+        spec=matrix,
+        combos=[latest],
+        problems=problems,
+        solutions=solutions,
+        run_dir=RunDir(tmp_path / "run"),
+        env_root=(ROOT / env_root).absolute(),
+        options=RunOptions(jobs=2, timeout=matrix.timeout),
+    )
+    pipeline.run(job, QuietReporter())
+    status = {(o.problem_id, o.source): o for o in job.run_dir.read_all()}
+    wrong = []
+    for name, where in sorted(runs.items()):
+        for pid, how in where:
+            after_id = pid + "-rewritten" if how == "context" else pid
+            old = status[(pid, IDIOM_PREFIX + "old")]
+            new = status[(after_id, IDIOM_PREFIX + "rewritten")]
+            if old.status.value == "pass":
+                wrong.append(f"{name}: {pid}: the old code passes in {latest.id}")
+            if new.status.value != "pass":
+                wrong.append(f"{name}: {after_id}: rewritten {new.status.value}: {new.first_line}")
+    assert wrong == [], "\n".join(wrong)
