@@ -166,6 +166,31 @@ def _qualify(library: str, symbol: str) -> str:
     return symbol if not library or symbol.startswith(module + ".") else f"{module}.{symbol}"
 
 
+# Where a failure happened, by the code names the env side compiles them under: the
+# solution, or the problem's own test code (BigCodeBench's tests, our setup and check).
+SOLUTION_SITE, TEST_SITE, ASSERTION_SITE = "solution", "test", "assertion"
+_SITES = {
+    "<solution>": SOLUTION_SITE,
+    "<tests>": TEST_SITE,
+    "<setup>": TEST_SITE,
+    "<check>": TEST_SITE,
+}
+_FRAME_FILE = re.compile(r"^(<\w+>):\d+ in ", re.MULTILINE)
+
+
+def site(outcome: Outcome) -> str:
+    """Where ``outcome`` broke: ``solution`` or ``test`` for an error, by the innermost
+    frame of either in its traceback (a call into a library counts where it was made);
+    ``assertion`` for a failed check (the solution's result, or the expected value the
+    test computed, changed); "" when the frames do not say."""
+    if outcome.status.value == "fail":
+        return ASSERTION_SITE
+    for name in reversed(_FRAME_FILE.findall(outcome.traceback)):
+        if name in _SITES:
+            return _SITES[name]
+    return ""
+
+
 def diagnose(outcome: Outcome) -> Diagnosis | None:
     """The cause of a failed outcome; None for outcomes that are not failures."""
     if outcome.status is Status.TIMEOUT:

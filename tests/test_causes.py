@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from harness.causes import Cause, Diagnosis, diagnose
+from harness.causes import Cause, Diagnosis, diagnose, site
 from harness.results import Outcome, Part, Status
 
 PANDAS_TB = "<program>:10 in generate_ans\n/env/lib/python3.13/site-packages/pandas/core/generic.py:6434 in __getattr__"
@@ -264,3 +264,28 @@ def test_a_program_this_machine_lacks_is_its_own_cause() -> None:
         outcome(Status.ERROR, "pytesseract.pytesseract.TesseractNotFoundError", message)
     )
     assert found == Diagnosis(Cause.NEEDS_TOOL, "tesseract")
+
+
+@pytest.mark.parametrize(
+    ("status", "frames", "where"),
+    [
+        # BigCodeBench #1026: the solution's call into Matplotlib
+        (
+            Status.ERROR,
+            (
+                "case.py:606 in _callTestMethod\n<tests>:8 in test_means\n<solution>:43 in task_func\n"
+                "site-packages/matplotlib/axes/_axes.py:3900 in boxplot"
+            ),
+            "solution",
+        ),
+        # the test's own code: a removed unittest method, an expected value built anew
+        (Status.ERROR, "case.py:606 in _callTestMethod\n<tests>:20 in test_case_2", "test"),
+        (Status.ERROR, "<setup>:3 in <module>\nsite-packages/pandas/x.py:1 in f", "test"),
+        (Status.ERROR, "<program>:59 in <module>\n<program>:56 in test_execution", ""),
+        (Status.ERROR, "", ""),
+        (Status.FAIL, "<tests>:8 in test_x", "assertion"),
+    ],
+)
+def test_where_a_failure_happened(status: Status, frames: str, where: str) -> None:
+    outcome = Outcome("r", "c", "p/1", "reference", status, "pandas", traceback=frames)
+    assert site(outcome) == where

@@ -14,6 +14,7 @@ import html
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from harness.causes import site
 from harness.drift import natural_key
 from harness.libraries import LIBRARIES
 from harness.problem import REFERENCE
@@ -255,6 +256,7 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
                 f"<code>{_e(t.diagnosis.symbol)}</code>"
                 if t.diagnosis and t.diagnosis.symbol
                 else "–",
+                _e((site(bad) if bad else "") or "–"),
                 _e((finding.library if finding else None) or "–"),
                 _e(
                     f"{finding.library} {finding.first_bad}"
@@ -279,6 +281,7 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
                 "error",
                 "cause",
                 "symbol",
+                "broke in",
                 "responsible",
                 "first bad release",
                 "earlier warning",

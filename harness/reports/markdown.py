@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from harness.causes import site
 from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.releases import markdown as releases_markdown
@@ -74,6 +75,7 @@ def _drift_row(t: Trajectory, finding: Finding | None) -> list[str]:
         (bad.first_line or bad.status.value) if bad else "–",
         cause,
         symbol,
+        (site(bad) if bad else "") or "–",
         responsible,
         first_release,
         _cell(warned, 100),
@@ -144,6 +146,7 @@ def render(summary: Summary) -> str:
             "error",
             "cause",
             "symbol",
+            "broke in",
             "responsible",
             "first bad release",
             "earlier warning",

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness.causes import site
 from harness.drift import DriftClass, Trajectory, WarningGroup, era_order, trajectories, will_break
 from harness.envs import EnvInfo
 from harness.problem import REFERENCE
@@ -142,6 +143,8 @@ def drift_record(t: Trajectory, analysis: Finding | None = None) -> dict[str, An
         "error": (bad.first_line or bad.status.value) if bad else None,
         "cause": t.diagnosis.cause.value if t.diagnosis else None,
         "symbol": t.diagnosis.symbol if t.diagnosis else "",
+        # solution, test (the problem's own test code broke), assertion, or "" (unknown)
+        "site": site(bad) if bad else "",
         "changed": {k: list(v) for k, v in t.changed.items()},
         "warnings": [w.message for w in t.warnings],
         **({"analysis": analysis.to_dict()} if analysis else {}),
