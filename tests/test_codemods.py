@@ -638,7 +638,7 @@ SKIPS: list[tuple[str, str, str]] = [
     (
         "pandas3-object-strings",
         "from pandas import DataFrame\ndf = DataFrame({'a': ['x']})\n",
-        "pandas is not imported as a module",
+        "pandas is imported by name only",
     ),
     (
         "pandas-fillna-method-to-ffill",

@@ -444,3 +444,38 @@ def module_alias(statement: cst.CSTNode, module: str) -> str | None:
                     if isinstance(alias.asname.name, cst.Name):
                         return alias.asname.name.value
     return None
+
+
+class ContextSetting(Transformer):
+    """A setting of the problem's process, inserted after the statement that imports
+    ``module`` (as its local name binds it): ``guard``, formatted with ``{name}``, sets it
+    on the releases that need it. Opt-in, for contexts only; a source importing names
+    from the module but not the module itself gets a note instead."""
+
+    opt_in = True
+    context_only = True
+    module: ClassVar[str]
+    guard: ClassVar[str]
+    done_when: ClassVar[tuple[str, ...]]  # all in a source: set already (or by hand)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if all(text in original_node.code for text in self.done_when):
+            return updated_node
+        body = list(updated_node.body)
+        for i, statement in enumerate(body):
+            name = module_alias(statement, self.module)
+            if name is not None:
+                setting = cst.parse_statement(self.guard.format(name=name))
+                return updated_node.with_changes(body=[*body[: i + 1], setting, *body[i + 1 :]])
+        if any(
+            isinstance(s, cst.SimpleStatementLine)
+            and any(
+                isinstance(x, cst.ImportFrom)
+                and x.module is not None
+                and get_full_name_for_node(x.module) == self.module
+                for x in s.body
+            )
+            for s in body
+        ):
+            self.warn(f"{self.module} is imported by name only: no module to set it on")
+        return updated_node

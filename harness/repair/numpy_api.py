@@ -11,11 +11,11 @@ from typing import ClassVar
 import libcst as cst
 
 from harness.repair.base import (
+    ContextSetting,
     Transformer,
     appended,
     keywords,
     kwarg,
-    module_alias,
     positional,
 )
 from harness.repair.ruff import RuffFix
@@ -235,7 +235,7 @@ class In1dToIsin(_RenamedNumpy):
         return cst.Call(func=cst.Attribute(new, cst.Name("ravel")))
 
 
-class Numpy2LegacyPrint(Transformer):
+class Numpy2LegacyPrint(ContextSetting):
     """After a context's ``import numpy``: print scalars as NumPy 1 did, on NumPy 2.
 
     NumPy 2 prints ``np.float64(1.0)`` where NumPy 1 printed ``1.0`` (NEP 51), which
@@ -250,32 +250,10 @@ class Numpy2LegacyPrint(Transformer):
     )
     library = "numpy"
     reference = "NumPy 2.0.0 release notes, NEP 51 (representation of NumPy scalars changed): https://numpy.org/neps/nep-0051-scalar-representation.html"
-    opt_in = True
-    context_only = True
     mentions = ("numpy",)
-
-    _GUARD = (
-        'if int({np}.__version__.split(".")[0]) >= 2:  # print scalars as NumPy 1 did\n'
-        '    {np}.set_printoptions(legacy="1.25")\n'
+    module = "numpy"
+    guard = (
+        'if int({name}.__version__.split(".")[0]) >= 2:  # print scalars as NumPy 1 did\n'
+        '    {name}.set_printoptions(legacy="1.25")\n'
     )
-
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if "set_printoptions" in original_node.code and "legacy" in original_node.code:
-            return updated_node  # done before (or by hand)
-        body = list(updated_node.body)
-        for i, statement in enumerate(body):
-            alias = module_alias(statement, "numpy")
-            if alias is not None:
-                guard = cst.parse_statement(self._GUARD.format(np=alias))
-                return updated_node.with_changes(body=[*body[: i + 1], guard, *body[i + 1 :]])
-        if "numpy" in original_node.code and any(
-            isinstance(s, cst.SimpleStatementLine)
-            and any(isinstance(x, cst.ImportFrom) and _is_numpy(x.module) for x in s.body)
-            for s in body
-        ):
-            self.warn("numpy is imported by name only: no module to call set_printoptions on")
-        return updated_node
-
-
-def _is_numpy(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "numpy"
+    done_when = ("set_printoptions", "legacy")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 import libcst as cst
 
 from harness.repair.base import (
+    ContextSetting,
     Transformer,
     appended,
     as_keyword,
@@ -22,7 +23,6 @@ from harness.repair.base import (
     kwarg,
     literal,
     method_name,
-    module_alias,
     positional,
     string_value,
     with_string,
@@ -684,7 +684,7 @@ def _frame_chain(node: cst.BaseExpression) -> bool:
             return False
 
 
-class Pandas3ObjectStrings(Transformer):
+class Pandas3ObjectStrings(ContextSetting):
     """After a context's ``import pandas``: infer strings as ``object``, as before
     pandas 3, on pandas 3 only.
 
@@ -703,23 +703,10 @@ class Pandas3ObjectStrings(Transformer):
     )
     library = "pandas"
     reference = "pandas 3.0.0 release notes, PDEP-14 (dedicated string data type by default; future.infer_string opts out until pandas 4): https://pandas.pydata.org/docs/whatsnew/v3.0.0.html"
-    opt_in = True
-    context_only = True
     mentions = ("pandas",)
-
-    _GUARD = (
-        'if int({pd}.__version__.split(".")[0]) >= 3:  # strings as object, as before pandas 3\n'
-        '    {pd}.set_option("future.infer_string", False)\n'
+    module = "pandas"
+    guard = (
+        'if int({name}.__version__.split(".")[0]) >= 3:  # strings as object, as before pandas 3\n'
+        '    {name}.set_option("future.infer_string", False)\n'
     )
-
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if "future.infer_string" in original_node.code:
-            return updated_node  # done before (or by hand)
-        body = list(updated_node.body)
-        for i, statement in enumerate(body):
-            alias = module_alias(statement, "pandas")
-            if alias is not None:
-                guard = cst.parse_statement(self._GUARD.format(pd=alias))
-                return updated_node.with_changes(body=[*body[: i + 1], guard, *body[i + 1 :]])
-        self.warn("pandas is not imported as a module here: no place to set the option")
-        return updated_node
+    done_when = ("future.infer_string",)
