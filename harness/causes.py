@@ -27,6 +27,9 @@ class Cause(str, enum.Enum):
     NEEDS_NETWORK = "needs-network"
     # a program the code starts is not on this machine (``tesseract``): never drift
     NEEDS_TOOL = "needs-tool"
+    # a library's data files that are downloaded ahead (NLTK's corpora, TextBlob's) are
+    # not on this machine: never drift
+    NEEDS_DATA = "needs-data"
     # the checker would not admit a value the solution sent back (harness/envside/transport.py)
     GUARD_REFUSED = "guard-refused"
     TIMEOUT = "timeout"
@@ -81,6 +84,10 @@ _SITE = re.compile(r"site-packages/([A-Za-z_][\w]*)/")
 # what it saw where the exception was raised: the class a task's own class inherits
 # (where the missing attribute was looked for), and a program the machine lacks.
 _DERIVES = re.compile(r"\[harness: (\w+) derives from ([\w.]+)\]")
+# NLTK's "Resource punkt not found" (its name in terminal colours), TextBlob's corpora
+_NO_DATA = re.compile(
+    r"Resource (?:\x1b\[\d+m)?([\w./-]+)(?:\x1b\[0m)? not found|(MissingCorpusError)"
+)
 _NO_PROGRAM = re.compile(r"\[harness: no program '([^']*)' on this machine\]")
 PYTHON = "python"  # the library key of Python itself and its standard library
 # Modules the standard library had and dropped (3.12: PEP 632 and others; 3.13: PEP 594):
@@ -213,6 +220,9 @@ def diagnose(outcome: Outcome) -> Diagnosis | None:
     program = next((m for _, text in raised if (m := _NO_PROGRAM.search(text))), None)
     if program is not None:
         return Diagnosis(Cause.NEEDS_TOOL, program.group(1))
+    data = next((m for kind, text in raised if (m := _NO_DATA.search(f"{kind}: {text}"))), None)
+    if data is not None:
+        return Diagnosis(Cause.NEEDS_DATA, data.group(1) or data.group(2) or "")
     if exc.endswith("Warning"):
         return Diagnosis(Cause.WARNING_AS_ERROR, library=_library_of(outcome))
     if exc in ("AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"):

@@ -12,6 +12,8 @@ outcomes along that order, and a class:
 * ``needs-network`` — failed for want of the network somewhere: never drift;
 * ``needs-tool`` — failed for want of a program this machine lacks (``tesseract``): never
   drift;
+* ``needs-data`` — failed for want of a library's data files downloaded ahead (NLTK's
+  corpora): never drift;
 * ``guard-refused`` — somewhere the checker would not admit what the solution sent back
   (a value outside the guard's allowlist): not a verdict on the code, never drift;
 * ``env-error`` / ``not-applicable`` — no combo could run it.
@@ -44,6 +46,7 @@ class DriftClass(str, enum.Enum):
     FLAKY = "flaky"
     NEEDS_NETWORK = "needs-network"
     NEEDS_TOOL = "needs-tool"
+    NEEDS_DATA = "needs-data"
     GUARD_REFUSED = "guard-refused"
     ENV_ERROR = "env-error"
     NOT_APPLICABLE = "not-applicable"
@@ -151,6 +154,8 @@ def classify(
         return plain(DriftClass.NEEDS_NETWORK)
     if any(_cause(o, Cause.NEEDS_TOOL) for o in attempts):
         return plain(DriftClass.NEEDS_TOOL)
+    if any(_cause(o, Cause.NEEDS_DATA) for o in attempts):
+        return plain(DriftClass.NEEDS_DATA)
     if any(_cause(o, Cause.GUARD_REFUSED) for o in attempts):
         return plain(DriftClass.GUARD_REFUSED)
     if not ran:

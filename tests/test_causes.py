@@ -267,6 +267,26 @@ def test_a_program_this_machine_lacks_is_its_own_cause() -> None:
 
 
 @pytest.mark.parametrize(
+    ("exc", "message", "symbol"),
+    [
+        # NLTK's message, its resource's name in terminal colours (BigCodeBench #177)
+        (
+            "LookupError",
+            "\n*****\n  Resource \x1b[93mpunkt\x1b[0m not found.\n  Please use the NLTK Downloader",
+            "punkt",
+        ),
+        ("LookupError", "Resource stopwords not found.", "stopwords"),
+        ("textblob.exceptions.MissingCorpusError", "Looks like you are missing some data", ""),
+    ],
+)
+def test_a_librarys_missing_data_is_its_own_cause(exc: str, message: str, symbol: str) -> None:
+    found = diagnose(outcome(Status.ERROR, exc, message))
+    assert found is not None
+    assert found.cause is Cause.NEEDS_DATA
+    assert found.symbol in (symbol, "MissingCorpusError")
+
+
+@pytest.mark.parametrize(
     ("status", "frames", "where"),
     [
         # BigCodeBench #1026: the solution's call into Matplotlib

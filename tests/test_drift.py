@@ -85,6 +85,12 @@ def test_a_missing_program_is_never_drift() -> None:
     assert (t.klass, t.diagnosis) == (DriftClass.NEEDS_TOOL, None)
 
 
+def test_missing_library_data_is_never_drift() -> None:
+    bad = o("c1", E, exc_type="LookupError", message="Resource stopwords not found.")
+    t = classify("p/1", "reference", [("c0", [o("c0", P)]), ("c1", [bad])])
+    assert (t.klass, t.diagnosis) == (DriftClass.NEEDS_DATA, None)
+
+
 def test_drift_carries_cause_and_the_warning_that_announced_it() -> None:
     warned = o(
         "c0",

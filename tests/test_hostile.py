@@ -150,7 +150,7 @@ STATE_PROBE = f"""
 import os, random
 import numpy as np
 assert "HARNESS_PWNED" not in os.environ, "an environment variable leaked"
-assert os.path.basename(os.getcwd()).startswith("harness-exec-"), os.getcwd()
+assert os.path.basename(os.getcwd()).startswith("harness_exec_"), os.getcwd()
 assert os.listdir(".") == [], os.listdir(".")
 assert not os.path.exists({str(TMP_FILE)!r})
 assert np.random.rand() != 0.5488135039273248, "numpy's seed leaked"
@@ -818,7 +818,7 @@ def test_no_attack_passes(hostile: HostileRun) -> None:
         ("figure-carries-eval", "error", "builtins:eval is not in the allowlist"),
         ("masked-everywhere", "fail", "masked"),
         ("report-replaces-the-checks-builtins", "error", "not a variable of its own"),
-        ("connect-to-host", "error", "Network is unreachable"),
+        ("connect-to-host", "error", "Connection refused"),  # its own loopback: nobody there
         ("read-expected-from-frames", "fail", "ACTUAL: array(None"),
         ("read-reference-from-batch-file", "error", "IndexError"),
         ("kill-parent", "crash", "SIGKILL"),  # its parent is out of reach: pid 0, its own group

@@ -145,6 +145,8 @@ def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> Non
             fh.write("0 %d 1" % uid)
         with open("/proc/self/gid_map", "w") as fh:
             fh.write("0 %d 1" % gid)
+    with contextlib.suppress(OSError):
+        _loopback_up()
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount(workdir, workdir, None, MS_BIND | MS_REC)
     _mount("/", "/", None, MS_BIND | MS_REC)
@@ -168,6 +170,23 @@ def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> Non
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
+
+
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def _loopback_up() -> None:
+    """The new network namespace has one interface, ``lo``, and it is down: bring it up,
+    so that a problem's own server on localhost works as anywhere. Nothing leaves the
+    namespace: it has no other interface, and its loopback is not the machine's."""
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack("16sH14x", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
 
 
 # The devices a program may use; a root process keeps write access to every other

@@ -403,7 +403,8 @@ class Scheduler:
             "allowlist_extra": self.batch.get("allowlist_extra", ""),
             "record_transport": bool(self.batch.get("record_transport")),
         }
-        workdir = tempfile.mkdtemp(prefix="harness-exec-")
+        # no "-" in the name, as in tempfile's own: tasks split their paths on it
+        workdir = tempfile.mkdtemp(prefix="harness_exec_")
         if self._fresh_for(problem):
             child = self._spawn_fresh(index, payload, workdir, timeout)
         else:
