@@ -109,7 +109,7 @@ def main() -> None:
             f"{len(every) / wall:.2f} executions/s (environments included)."
         )
     summed = sum(o.duration_s for o in every)
-    jobs = manifest.options.jobs if manifest else 1
+    jobs = manifest.options.jobs if manifest and manifest.options else 1
     print(f"Summed execution time {summed / 60:.1f} min ({jobs} at a time).\n")
     by_library: dict[str, float] = defaultdict(float)
     for o in every:
