@@ -22,7 +22,7 @@ from harness.problem import MODEL_PREFIX, REFERENCE, Problem, Solution
 from harness.progress import QuietReporter
 from harness.repair import table, verify
 from harness.repair.job import repair
-from harness.repair.outputs import diff_name
+from harness.repair.outputs import diff_name, split_reference, write_dataset
 from harness.repair.plan import BY_CATALOGUE, NEEDS_HUMAN, PROPOSED, Break, plan, propose
 from harness.results import Outcome, OutcomeWriter, Status, write_json
 from harness.rundir import RunDir
@@ -634,3 +634,54 @@ def test_in_place_rewrites_our_toml_problem(tmp_path: Path) -> None:
     (reloaded,) = problemsets.load_problems([tmp_path / "problems"])
     assert "pd.concat" in reloaded.reference_code
     assert done.written.datasets == ()  # no JSONL input to copy
+
+
+def test_a_bigcodebench_reference_splits_back_into_prompt_and_solution() -> None:
+    prompt = "import pandas as pd\ndef task_func(df):\n"
+    solution = "    return df.applymap(len)\n"
+    repaired = "import pandas as pd\ndef task_func(df):\n    return df.map(len)\n"
+    assert split_reference(prompt, prompt.rstrip("\n") + "\n" + solution) == (prompt, solution)
+    assert split_reference(prompt, repaired) == (prompt, "    return df.map(len)\n")
+    # an import added above the def moves the split, not the solution
+    moved = "import numpy as np\n" + repaired
+    assert split_reference(prompt, moved) == (
+        "import numpy as np\n" + prompt,
+        "    return df.map(len)\n",
+    )
+    # the def line twice, or gone: no split
+    assert split_reference(prompt, repaired + "def task_func(df):\n") is None
+    assert split_reference(prompt, "x = 1\n") is None
+
+
+def test_a_repaired_bigcodebench_file_keeps_its_format(tmp_path: Path) -> None:
+    rows = [
+        {
+            "task_id": f"BigCodeBench/{n}",
+            "code_prompt": "import pandas as pd\ndef task_func(df):\n",
+            "canonical_solution": "    return df.applymap(len)\n",
+            "test": "import unittest\nclass TestCases(unittest.TestCase):\n    pass\n",
+            "entry_point": "task_func",
+            "libs": "['pandas']",
+        }
+        for n in (1, 2)
+    ]
+    data = tmp_path / "bcb.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    loaded = problemsets.load_problems([data])
+    one, two = loaded
+    code = {
+        one.id: (one.reference_code.replace("applymap", "map"), one.code_context),
+        two.id: (two.reference_code.replace("applymap", "map"), two.code_context + "\n# x\n"),
+    }
+    validity = {one.id: {"class": "drifted"}}
+    (tmp_path / "out").mkdir()
+    out = write_dataset(str(data), code, loaded, tmp_path / "out", validity)
+    assert out == tmp_path / "out" / "bcb.jsonl"
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert written[0]["canonical_solution"] == "    return df.map(len)\n"
+    assert written[0]["code_prompt"] == rows[0]["code_prompt"]
+    assert written[0]["validity"] == {"class": "drifted"}
+    # its tests were rewritten: they live in the context as text, so the row stays
+    assert written[1]["canonical_solution"] == rows[1]["canonical_solution"]
+    reloaded = {p.id: p for p in problemsets.load_problems([out])}
+    assert reloaded[one.id].reference_code == code[one.id][0]

@@ -2,17 +2,17 @@
 
     plan.json                 every proposal: what broke, the codemods, the code after
     diffs/<problem>.diff      one unified diff per repaired problem (reference and context)
-    <dataset file>            the DS-1000 input file with the repaired rows rewritten, under
-                              the input's own name, so its problem ids stay the same
-                              (``harness run --problems results/<run-id>/repairs/ds1000.jsonl``)
+    <dataset file>            the DS-1000 or BigCodeBench input file with the repaired rows
+                              rewritten, under the input's own name, so its problem ids stay
+                              the same (``--problems results/<run-id>/repairs/ds1000.jsonl``)
     verification.json, .md    the verification table (harness.repair.table)
 
-Each row of a repaired dataset carries its validity in ``metadata.validity``: the
+Each row of a repaired dataset carries its validity (DS-1000: ``metadata.validity``): the
 original reference's range per library (as ``validity.json`` has it) and, for a
 repaired row, the repair's verdict and the combos where the repaired reference passed.
 
-A dataset is written for JSONL inputs in DS-1000's format; our TOML problems are
-rewritten in place only on request (:func:`rewrite_toml_in_place`).
+A dataset is written for JSONL inputs in DS-1000's and BigCodeBench's formats; our TOML
+problems are rewritten in place only on request (:func:`rewrite_toml_in_place`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from harness import downloads
 from harness.drift import trajectories
 from harness.errors import ProblemError
-from harness.formats import ds1000
+from harness.formats import bigcodebench, ds1000
 from harness.jsonl import read_rows
 from harness.problemsets import set_name_of
 from harness.repair import table
@@ -147,38 +147,89 @@ def write_dataset(
     root: Path,
     validity: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Path | None:
-    """A copy of the DS-1000 file at ``location`` with the rows of ``code`` (problem id →
-    (reference, context)) rewritten, as ``root/<its set name>.jsonl``; None when it is
-    no DS-1000 JSONL file or none of its rows is repaired. ``validity`` (problem id →
-    its record) goes into each row's ``metadata.validity``."""
+    """A copy of the DS-1000 or BigCodeBench file at ``location`` with the rows of
+    ``code`` (problem id → (reference, context)) rewritten, as ``root/<its set
+    name>.jsonl``; None when it is neither or none of its rows is repaired. ``validity``
+    (problem id → its record) goes into each row (DS-1000: ``metadata.validity``;
+    BigCodeBench: ``validity``)."""
     path = downloads.resolve(location)
     if not path.is_file() or not path.name.endswith((".jsonl", ".jsonl.gz")):
         return None
     set_name = set_name_of(path)
-    ours = [p for p in problems if p.set_name == set_name]
-    by_native = {p.native_id: code[p.id] for p in ours if p.id in code}
-    ranges = {p.native_id: validity[p.id] for p in ours if validity and p.id in validity}
+    ours = {p.native_id: p for p in problems if p.set_name == set_name}
+    by_native = {n: code[p.id] for n, p in ours.items() if p.id in code}
+    ranges = {n: validity[p.id] for n, p in ours.items() if validity and p.id in validity}
     if not by_native:
         return None
     lines = []
     for number, row in read_rows(path, location):
-        if not ds1000.matches(row):
-            return None  # another format: its rows are not DS-1000's fields
-        meta = row.get("metadata")
-        if not isinstance(meta, dict):
-            raise ProblemError(location, f"line {number}", "metadata is not an object")
-        native = str(meta.get("problem_id"))
-        repaired = by_native.get(native)
-        fields: dict[str, object] = {}
-        if repaired:
-            fields = {"reference_code": repaired[0], "code_context": repaired[1]}
-        if native in ranges:
-            fields["metadata"] = {**meta, "validity": ranges[native]}
+        if ds1000.matches(row):
+            fields = _ds1000_fields(row, by_native, ranges, location, number)
+        elif bigcodebench.matches(row):
+            fields = _bigcodebench_fields(row, by_native, ranges, ours)
+        else:
+            return None  # another format: its rows are not fields we can write back
         lines.append(json.dumps({**row, **fields}, ensure_ascii=False))
     # plain JSONL under the set's own name, so the problem ids are the original ones
     out = root / f"{set_name}.jsonl"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
+
+
+def _ds1000_fields(
+    row: Mapping[str, object],
+    code: Mapping[str, tuple[str, str]],
+    ranges: Mapping[str, Mapping[str, object]],
+    location: str,
+    number: int,
+) -> dict[str, object]:
+    meta = row.get("metadata")
+    if not isinstance(meta, dict):
+        raise ProblemError(location, f"line {number}", "metadata is not an object")
+    native = str(meta.get("problem_id"))
+    repaired = code.get(native)
+    fields: dict[str, object] = {}
+    if repaired:
+        fields = {"reference_code": repaired[0], "code_context": repaired[1]}
+    if native in ranges:
+        fields["metadata"] = {**meta, "validity": ranges[native]}
+    return fields
+
+
+def _bigcodebench_fields(
+    row: Mapping[str, object],
+    code: Mapping[str, tuple[str, str]],
+    ranges: Mapping[str, Mapping[str, object]],
+    problems: Mapping[str, Problem],
+) -> dict[str, object]:
+    """A task's repaired ``code_prompt`` and ``canonical_solution``: the reference was the
+    two joined, and is split again at the prompt's ``def`` line. A task whose tests were
+    rewritten keeps its row (its tests are kept in the context as text: the diff in
+    ``diffs/`` shows the change)."""
+    native = str(row.get("task_id"))
+    fields: dict[str, object] = {}
+    if native in ranges:
+        fields["validity"] = ranges[native]
+    repaired = code.get(native)
+    problem = problems.get(native)
+    if repaired is None or problem is None or repaired[1] != problem.code_context:
+        return fields
+    split = split_reference(str(row.get("code_prompt", "")), repaired[0])
+    if split is not None:
+        fields["code_prompt"], fields["canonical_solution"] = split
+    return fields
+
+
+def split_reference(prompt: str, reference: str) -> tuple[str, str] | None:
+    """``reference`` (a task's prompt and solution, joined) split after the line that
+    ends ``prompt`` (its ``def``), when that line is in it once; None otherwise."""
+    last = next((line for line in reversed(prompt.splitlines()) if line.strip()), "")
+    lines = reference.splitlines(keepends=True)
+    at = [i for i, line in enumerate(lines) if line.rstrip("\n") == last]
+    if not last or len(at) != 1:
+        return None
+    head, tail = "".join(lines[: at[0] + 1]), "".join(lines[at[0] + 1 :])
+    return head, tail
 
 
 # the keys of our TOML problems that hold code, and the codemods apply to
