@@ -300,6 +300,61 @@ CASES: list[tuple[str, str, str]] = [
         "x = df.fillna(0)\ny = df.fillna(method=how)\n",
     ),
     (
+        "pandas-replace-method",  # DS-1000 #82: a statement with inplace= becomes an assignment
+        "df['A'].replace(to_replace=0, method='ffill', inplace=True)\n",
+        "df['A'] = df['A'].groupby(df['A'].ne(0).cumsum()).transform(lambda g: g.iloc[0])\n",
+    ),
+    (
+        "pandas-replace-method",  # DS-1000 #84
+        "r = df['A'].replace(0, method='bfill', inplace=False)\n",
+        "r = df['A'].groupby(df['A'].ne(0)[::-1].cumsum()[::-1]).transform(lambda g: g.iloc[-1])\n",
+    ),
+    (
+        "pandas-replace-method",
+        "x = s.replace([0, -1], method='pad')\n",
+        "x = s.groupby((~s.isin([0, -1])).cumsum()).transform(lambda g: g.iloc[0])\n",
+    ),
+    (
+        "pandas-replace-method",  # no method: nothing to do
+        "x = s.replace(0, 1)\ny = s.replace('method', 'x')\n",
+        "x = s.replace(0, 1)\ny = s.replace('method', 'x')\n",
+    ),
+    (
+        "pandas-chained-assignment",  # DS-1000 #84
+        "for i in range(len(df)):\n    df['A'].iloc[i] = max(l[i], r[i])\n",
+        "for i in range(len(df)):\n    df.iloc[i, df.columns.get_loc('A')] = max(l[i], r[i])\n",
+    ),
+    (
+        "pandas-chained-assignment",
+        "df['A'].loc[3] += 1\nframe.x['b'].loc['k'] = 0\n",
+        "df.loc[3, 'A'] += 1\nframe.x.loc['k', 'b'] = 0\n",
+    ),
+    (
+        "pandas-chained-assignment",  # slices, lists, reads: left as they are
+        "df['A'].iloc[1:3] = 0\ndf[['A', 'B']].loc[0] = 1\nx = df['A'].iloc[0]\ndf.iloc[0, 1] = 2\n",
+        "df['A'].iloc[1:3] = 0\ndf[['A', 'B']].loc[0] = 1\nx = df['A'].iloc[0]\ndf.iloc[0, 1] = 2\n",
+    ),
+    (
+        "pandas-to-datetime-per-value",  # DS-1000 #209
+        "df['t'] = pd.to_datetime(df['t'].replace('0', np.nan))\n",
+        "df['t'] = df['t'].replace('0', np.nan).map(pd.to_datetime)\n",
+    ),
+    (
+        "pandas-to-datetime-per-value",  # arguments, or not pandas': left alone
+        "a = pd.to_datetime(df['t'], format='%Y')\nb = to_datetime(x)\n",
+        "a = pd.to_datetime(df['t'], format='%Y')\nb = to_datetime(x)\n",
+    ),
+    (
+        "numpy-array-to-element-item",  # DS-1000 #931
+        "m[i, j] = cosine_similarity([a[i, :]], [a[j, :]])\n",
+        "m[i, j] = cosine_similarity([a[i, :]], [a[j, :]]).item()\n",
+    ),
+    (
+        "numpy-array-to-element-item",  # a slice, a non-call, .item() already: left alone
+        "m[i, :] = f(x)\nm[i] = y\nm[0] = f(x).item()\n",
+        "m[i, :] = f(x)\nm[i] = y\nm[0] = f(x).item()\n",
+    ),
+    (
         "pandas-freq-aliases",
         "groups = df.groupby(pd.Grouper(level='Time', freq='2T'))['Value'].agg('mean')  # DS-1000\n",
         "groups = df.groupby(pd.Grouper(level='Time', freq='2min'))['Value'].agg('mean')  # DS-1000\n",
@@ -607,6 +662,18 @@ def test_context_settings_are_opt_in_and_never_for_solutions() -> None:
         assert name not in FOR_SOLUTIONS
 
 
+def test_codemods_that_cannot_see_types_are_chosen_by_the_failure_only() -> None:
+    """Most to_datetime calls and element assignments are fine: never tried blindly."""
+    errors = {e.codemod: e.error for e in load_catalogue() if e.error is not None}
+    for name in ("pandas-to-datetime-per-value", "numpy-array-to-element-item"):
+        assert name not in DEFAULT
+        assert name in FOR_SOLUTIONS
+        assert errors[name] is not None
+    assert errors["pandas-to-datetime-per-value"].search(
+        'time data "2016-05-19 21:25:00" doesn\'t match format " %Y-%m-%d %H:%M:%S", at position 1'
+    )
+
+
 @pytest.mark.parametrize(
     ("version", "calls"), [("2.2.3", []), ("3.1.1", [("future.infer_string", False)])]
 )
@@ -640,11 +707,16 @@ SKIPS: list[tuple[str, str, str]] = [
         "from pandas import DataFrame\ndf = DataFrame({'a': ['x']})\n",
         "pandas is imported by name only",
     ),
+    ("pandas-replace-method", "x = s.replace(0, method='ffill', limit=1)\n", "limit="),
+    ("pandas-replace-method", "x = s.replace(v, method='ffill')\n", "not a literal"),
+    ("pandas-replace-method", "x = f().replace(0, method='ffill')\n", "evaluate again"),
     (
-        "pandas-fillna-method-to-ffill",
-        "df['A'].replace(to_replace=0, method='ffill', inplace=True)  # DS-1000\n",
-        "no drop-in replacement",
+        "pandas-replace-method",
+        "x = s.replace(0, method='ffill', inplace=True)\n",
+        "inside an expression",
     ),
+    ("pandas-chained-assignment", "f()['A'].iloc[0] = 1\n", "not a name"),
+    ("pandas-to-datetime-per-value", "x = pd.to_datetime(['2020-01-01'])\n", "not a Series"),
     ("pandas-fillna-method-to-ffill", "y = df.fillna(method=how)\n", "not a literal"),
     (
         "pandas-fillna-method-to-ffill",

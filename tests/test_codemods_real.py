@@ -69,6 +69,30 @@ EXTRA = [
         "assert result == 5",
     ),
     (
+        "pandas-replace-method",
+        "import pandas as pd\ndf = pd.DataFrame({'A': [0, 1, 0, 0, 2, 0]})",
+        "df['A'].replace(to_replace=0, method='ffill', inplace=True)\nresult = df",
+        "assert result['A'].tolist() == [0, 1, 1, 1, 2, 2]",
+    ),
+    (
+        "pandas-chained-assignment",
+        "import pandas as pd\ndf = pd.DataFrame({'A': [1, 2]})",
+        "df['A'].iloc[0] = 5\nresult = df",
+        "assert result['A'].tolist() == [5, 2]",
+    ),
+    (
+        "pandas-to-datetime-per-value",
+        "import pandas as pd\ns = pd.Series([' 2016-05-19 13:50:00', '2016-05-19 21:25:00'])",
+        "result = pd.to_datetime(s)",
+        "assert [str(t) for t in result] == ['2016-05-19 13:50:00', '2016-05-19 21:25:00']",
+    ),
+    (
+        "numpy-array-to-element-item",
+        "import numpy as np\nm = np.zeros((2, 2))",
+        "m[0, 1] = np.full((1, 1), 0.5)\nresult = m",
+        "assert result[0, 1] == 0.5",
+    ),
+    (
         "matplotlib-get-cmap-to-colormaps",
         "import matplotlib\nmatplotlib.use('Agg')",
         "from matplotlib import cm\nresult = cm.get_cmap('viridis').name",

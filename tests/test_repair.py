@@ -170,7 +170,7 @@ def test_plan_says_why_a_human_is_needed(tmp_path: Path) -> None:
 
 
 def test_needs_a_human_says_why_the_chosen_codemod_left_the_use_alone() -> None:
-    code = "df['A'].replace(to_replace=0, method='ffill', inplace=True)\n"
+    code = "df['A'].replace(to_replace=0, method='ffill', limit=2, inplace=True)\n"
     problem = Problem("x/1", "1", "x", "pandas", "", code, "def test_execution(s):\n    pass\n")
     broke = Break(
         "drifted", "a", "b", "changed-signature", "pandas.NDFrame.replace(method=)", "pandas", ""
@@ -178,10 +178,23 @@ def test_needs_a_human_says_why_the_chosen_codemod_left_the_use_alone() -> None:
     found = propose(problem, broke, load_catalogue())
     assert found.verdict == NEEDS_HUMAN
     assert found.reason == (
-        "no codemod applies to pandas.NDFrame.replace(method=) (pandas-fillna-method-to-ffill: "
-        "replace(method=...) has no drop-in replacement: s.mask(s == value).ffill() equals it "
-        "only on data without NaN)"
+        "no codemod applies to pandas.NDFrame.replace(method=) (pandas-replace-method: "
+        "replace(method=...) with value= or limit=: left alone)"
     )
+
+
+def test_a_failure_message_chooses_its_codemod_whatever_the_library() -> None:
+    """DS-1000 #931 is filed under scikit-learn; NumPy's message names the change."""
+    code = "m[i, j] = cosine_similarity([t[i, :]], [t[j, :]])\n"
+    problem = Problem("x/1", "1", "x", "sklearn", "", code, "def test_execution(s):\n    pass\n")
+    error = "ValueError: setting an array element with a sequence."
+    broke = Break("drifted", "a", "b", "", "", "sklearn", error)
+    found = propose(problem, broke, load_catalogue())
+    assert found.verdict == PROPOSED
+    assert found.codemods == ("numpy-array-to-element-item",)
+    assert found.new_reference.endswith(".item()\n")
+    quiet = propose(problem, Break("drifted", "a", "b", "", "", "sklearn", "KeyError: 0"), [])
+    assert quiet.verdict == NEEDS_HUMAN  # without the message nothing tries it
 
 
 def test_plan_of_a_problem_no_longer_in_the_inputs(tmp_path: Path) -> None:

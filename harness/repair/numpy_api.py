@@ -257,3 +257,37 @@ class Numpy2LegacyPrint(ContextSetting):
         '    {name}.set_printoptions(legacy="1.25")\n'
     )
     done_when = ("set_printoptions", "legacy")
+
+
+class ArrayToElementItem(Transformer):
+    """``a[i, j] = f(x)`` where ``f(x)`` is a one-element array → ``a[i, j] = f(x).item()``.
+
+    Setting one element from an array of one element but more than zero dimensions
+    (``cosine_similarity(...)`` returns a 1×1 matrix) was deprecated in NumPy 1.25
+    ("Conversion of an array with ndim > 0 to a scalar") and fails in NumPy 2; the
+    deprecation message names ``.item()`` as the fix. The rewrite is the same value
+    wherever the old code worked. Opt-in: the codemod cannot see that the right-hand
+    side is an array, so it is chosen only by the failure's message (the catalogue's
+    ``error`` key), and only for a target indexed by scalars (no slice) set from a call.
+    """
+
+    name = "numpy-array-to-element-item"
+    description = "a[i, j] = <one-element array> → a[i, j] = <…>.item()"
+    library = "numpy"
+    reference = "NumPy 1.25.0 release notes, deprecations: conversion of an array with ndim > 0 to a scalar (use a.item()): https://numpy.org/doc/stable/release/1.25.0-notes.html"
+    opt_in = True
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        if len(updated_node.targets) != 1 or not isinstance(updated_node.value, cst.Call):
+            return updated_node
+        target = updated_node.targets[0].target
+        if not isinstance(target, cst.Subscript) or not all(
+            isinstance(s.slice, cst.Index)
+            and not isinstance(s.slice.value, (cst.List, cst.Tuple, cst.Slice))
+            for s in target.slice
+        ):
+            return updated_node
+        call = updated_node.value
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "item":
+            return updated_node  # done already
+        return updated_node.with_changes(value=cst.Call(func=cst.Attribute(call, cst.Name("item"))))

@@ -262,9 +262,7 @@ class FillnaMethodToFfill(Transformer):
     """``fillna(method="ffill"|"pad")`` → ``ffill()``, ``"bfill"|"backfill"`` → ``bfill()``,
     keeping ``axis``, ``limit`` and ``inplace``.
 
-    ``replace(to_replace, method=...)`` fills the replaced values from their neighbours;
-    ``s.mask(s == to_replace).ffill()`` equals it only where the data has no NaN of its
-    own, so it is skipped with that reason rather than rewritten.
+    ``replace(to_replace, method=...)`` is another change: ``pandas-replace-method``.
     """
 
     name = "pandas-fillna-method-to-ffill"
@@ -287,11 +285,7 @@ class FillnaMethodToFfill(Transformer):
         if method is None or name not in ("fillna", "replace"):
             return updated_node
         if name == "replace":
-            self.warn(
-                "replace(method=...) has no drop-in replacement: "
-                "s.mask(s == value).ffill() equals it only on data without NaN"
-            )
-            return updated_node
+            return updated_node  # pandas-replace-method
         new = self._METHODS.get(str(literal(method.value)))
         if new is None:
             self.warn("fillna(method=...) with a method that is not a literal: left alone")
@@ -312,6 +306,215 @@ class FillnaMethodToFfill(Transformer):
         return updated_node.with_changes(
             func=updated_node.func.with_changes(attr=cst.Name(new)),
             args=without(updated_node.args, *drop),
+        )
+
+
+class ReplaceMethod(Transformer):
+    """``s.replace(to_replace=v, method="ffill")`` → ``s.groupby(s.ne(v).cumsum()).transform(lambda g: g.iloc[0])``.
+
+    ``replace`` with a ``method`` fills each value equal to ``v`` from the nearest value
+    before it (``bfill``: after it) that is not ``v``, a NaN included, and leaves the
+    ``v`` with no such neighbour as they are. The idiom people reach for,
+    ``s.mask(s == v).ffill()``, differs on all three: it fills from across NaN, fills the
+    NaN themselves, and leaves NaN (and a float dtype) where nothing came before. Numbering
+    the runs that each start at a value other than ``v`` and taking each run's first value
+    is the same operation, exactly, on every pandas. ``inplace=True`` on a statement
+    becomes an assignment (under copy-on-write, pandas 3, the chained ``inplace`` on
+    ``df["A"]`` would change nothing). Only a literal ``v`` (or a list of them), a
+    receiver that can be evaluated again (a name, attribute or subscript), and no
+    ``limit``/``value``.
+    """
+
+    name = "pandas-replace-method"
+    description = 'replace(v, method="ffill"/"bfill") → groupby over the runs, first/last of each'
+    library = "pandas"
+    reference = "pandas 2.1.0 deprecated the method keyword of replace (removed in 3.0.0): https://pandas.pydata.org/docs/whatsnew/v2.1.0.html"
+    mentions = ("method",)
+
+    _FIRST: ClassVar[dict[str, bool]] = {
+        "ffill": True,
+        "pad": True,
+        "bfill": False,
+        "backfill": False,
+    }
+
+    def leave_Expr(self, original_node: cst.Expr, updated_node: cst.Expr) -> cst.BaseSmallStatement:
+        call = original_node.value
+        if not isinstance(call, cst.Call) or method_name(call) != "replace":
+            return updated_node
+        inplace = keyword(call, "inplace")
+        if inplace is None or literal(inplace.value) is not True:
+            return updated_node
+        new = updated_node.value
+        if isinstance(new, cst.Call) and keyword(new, "method") is not None:
+            return updated_node  # left alone by leave_Call, which said why
+        assert isinstance(call.func, cst.Attribute)
+        target = call.func.value  # a name, attribute or subscript: leave_Call checked
+        assert isinstance(target, (cst.Name, cst.Attribute, cst.Subscript))
+        return cst.Assign(
+            targets=[cst.AssignTarget(target.deep_clone())],
+            value=new,
+            semicolon=updated_node.semicolon,
+        )
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        method = keyword(original_node, "method")
+        if method is None or method_name(original_node) != "replace":
+            return updated_node
+        first = self._FIRST.get(str(literal(method.value)))
+        if first is None:
+            self.warn("replace(method=...) with a method that is not a literal: left alone")
+            return updated_node
+        given = positional(original_node)
+        target = keyword(original_node, "to_replace")
+        if target is None and len(given) == 1:
+            target = given[0]
+        elif target is None or given:
+            self.warn("replace(method=...) without one to_replace: left alone")
+            return updated_node
+        if keywords(original_node) - {"to_replace", "method", "inplace"} or has_star(original_node):
+            self.warn("replace(method=...) with value= or limit=: left alone")
+            return updated_node
+        values = target.value
+        items = values.elements if isinstance(values, (cst.List, cst.Tuple)) else None
+        literals = [literal(values)] if items is None else [literal(e.value) for e in items]
+        if any(v is ... or v is None for v in literals):
+            self.warn(
+                "replace(to_replace, method=...) with a value that is not a literal: left alone"
+            )
+            return updated_node
+        inplace = keyword(original_node, "inplace")
+        how = None if inplace is None else literal(inplace.value)
+        statement = isinstance(self.parent(original_node), cst.Expr)
+        if how not in (None, False) and not (how is True and statement):
+            self.warn("replace(method=..., inplace=...) inside an expression: left alone")
+            return updated_node
+        assert isinstance(original_node.func, cst.Attribute)
+        receiver = original_node.func.value
+        if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)) or any(
+            isinstance(n, cst.Call) for n in _descendants(receiver)
+        ):
+            self.warn("replace(method=...) on an expression it would evaluate again: left alone")
+            return updated_node
+        code = cst.Module([]).code_for_node
+        s, v = code(receiver), code(values)
+        # the values kept: each starts a run that the values replaced belong to
+        keep = f"(~{s}.isin({v}))" if items is not None else f"{s}.ne({v})"
+        if first:
+            text = f"{s}.groupby({keep}.cumsum()).transform(lambda g: g.iloc[0])"
+        else:
+            text = f"{s}.groupby({keep}[::-1].cumsum()[::-1]).transform(lambda g: g.iloc[-1])"
+        return cst.parse_expression(text)
+
+
+def _descendants(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    todo = list(node.children)
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo.extend(child.children)
+    return out
+
+
+class ChainedAssignment(Transformer):
+    """``df["A"].iloc[i] = v`` → ``df.iloc[i, df.columns.get_loc("A")] = v``, and
+    ``df["A"].loc[k] = v`` → ``df.loc[k, "A"] = v``.
+
+    Under copy-on-write (pandas 3) ``df["A"]`` is a new object and setting into it never
+    reaches ``df``: the chained assignment silently does nothing (a
+    ``ChainedAssignmentError`` warning). One indexer on the frame does the same on every
+    pandas. Only a single column key and a single row key (no slices, no lists) on a
+    receiver that can be evaluated again.
+    """
+
+    name = "pandas-chained-assignment"
+    description = 'df["A"].iloc[i] = v → df.iloc[i, df.columns.get_loc("A")] = v'
+    library = "pandas"
+    reference = "pandas 3.0.0 release notes, copy-on-write: chained assignment never updates the original: https://pandas.pydata.org/docs/whatsnew/v3.0.0.html"
+    mentions = ("loc[",)
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        if len(updated_node.targets) != 1:
+            return updated_node
+        new = self._target(updated_node.targets[0].target)
+        if new is None:
+            return updated_node
+        return updated_node.with_changes(targets=[updated_node.targets[0].with_changes(target=new)])
+
+    def leave_AugAssign(
+        self, original_node: cst.AugAssign, updated_node: cst.AugAssign
+    ) -> cst.AugAssign:
+        new = self._target(updated_node.target)
+        return updated_node if new is None else updated_node.with_changes(target=new)
+
+    def _target(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        # <frame>[<column>].iloc[<row>] / .loc[<row>]
+        if not (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Attribute)
+            and node.value.attr.value in ("iloc", "loc")
+            and isinstance(node.value.value, cst.Subscript)
+        ):
+            return None
+        column = node.value.value
+        row, col = _single_key(node), _single_key(column)
+        if row is None or col is None:
+            return None
+        frame = column.value
+        if not isinstance(frame, (cst.Name, cst.Attribute)):
+            self.warn("chained assignment on a frame that is not a name: left alone")
+            return None
+        code = cst.Module([]).code_for_node
+        f, c, r = code(frame), code(col), code(row)
+        if node.value.attr.value == "iloc":
+            return cst.parse_expression(f"{f}.iloc[{r}, {f}.columns.get_loc({c})]")
+        return cst.parse_expression(f"{f}.loc[{r}, {c}]")
+
+
+def _single_key(node: cst.Subscript) -> cst.BaseExpression | None:
+    """The one key of ``x[key]``: not a slice, a list or a tuple."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if isinstance(key, (cst.List, cst.Tuple, cst.Set)):
+        return None
+    return key
+
+
+class ToDatetimePerValue(Transformer):
+    """``pd.to_datetime(s)`` → ``s.map(pd.to_datetime)``: each value parsed on its own.
+
+    Before pandas 2 ``to_datetime`` parsed every string on its own; pandas 2 infers one
+    format from the first value and requires it of all (PDEP-4), so
+    ``[" 2016-05-19 13:50:00", "2016-05-19 21:25:00"]`` fails on the second. pandas 2's
+    ``format="mixed"`` is the old behaviour but pandas 1 rejects it; mapping the scalar
+    ``to_datetime`` over the values is the old behaviour on every pandas. Opt-in: chosen
+    only by the failure's message (the catalogue's ``error`` key), since most
+    ``to_datetime`` calls are fine; only a one-argument call on a Series-looking
+    expression (not a literal).
+    """
+
+    name = "pandas-to-datetime-per-value"
+    description = "pd.to_datetime(s) → s.map(pd.to_datetime): parse each value on its own"
+    library = "pandas"
+    reference = "pandas 2.0.0 release notes, PDEP-4 (consistent datetime parsing: one format inferred from the first value): https://pandas.pydata.org/docs/whatsnew/v2.0.0.html"
+    opt_in = True
+    mentions = ("to_datetime",)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if not self.refers_to(original_node.func, "pandas.to_datetime"):
+            return updated_node
+        if len(updated_node.args) != 1 or positional(updated_node) != list(updated_node.args):
+            self.warn("to_datetime(...) with more than its data: left alone")
+            return updated_node
+        data = updated_node.args[0].value
+        if not isinstance(data, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            self.warn("to_datetime(<literal>): not a Series, left alone")
+            return updated_node
+        return cst.Call(
+            func=cst.Attribute(data, cst.Name("map")),
+            args=[cst.Arg(updated_node.func.deep_clone())],
         )
 
 

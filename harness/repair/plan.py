@@ -141,8 +141,8 @@ def _names(symbol: str) -> list[str]:
 def choose(code: str, broke: Break, catalogue: Sequence[Entry]) -> list[str]:
     """The catalogue's codemods for this break, in catalogue order: the entries of the
     failure's library whose old API names the failing symbol or whose failure message
-    (``error``) is the break's, and every entry whose old API ``code`` uses, of that
-    library or, when it is a removal, of another (the next failure once the first is
+    (``error``, of any library) is the break's, and every entry whose old API ``code``
+    uses, of that library or, when it is a removal, of another (the next failure once the first is
     repaired: ``rolling("25S").apply(integrate.trapz)``)."""
     names = _names(broke.symbol)
     chosen: dict[str, None] = {}
@@ -150,14 +150,15 @@ def choose(code: str, broke: Break, catalogue: Sequence[Entry]) -> list[str]:
     for entry in catalogue:
         if entry.codemod is None:
             continue
+        # the failure's message names the change whichever library the break is filed under
+        failed = entry.error is not None and bool(entry.error.search(broke.error))
         if entry.library != broke.library:
-            if entry in used and entry.removed:
+            if failed or (entry in used and entry.removed):
                 chosen[entry.codemod] = None
             continue
         named = entry.pattern is not None and any(
             re.search(rf"\b{re.escape(n)}\b", entry.old) for n in names
         )
-        failed = entry.error is not None and bool(entry.error.search(broke.error))
         if named or failed or entry in used:
             chosen[entry.codemod] = None
     return list(chosen)
@@ -170,7 +171,11 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
     chosen_by = BY_CATALOGUE
     ref = apply(problem.reference_code, [n for n in names if n in FOR_SOLUTIONS])
     ctx = apply(problem.code_context, names)
-    own = [n for n in (*ref.applied, *ctx.applied) if CODEMODS[n].library == broke.library]
+    # the break's own: its library's, or named by its message whatever the library
+    told = {e.codemod for e in catalogue if e.error is not None and e.error.search(broke.error)}
+    own = [
+        n for n in (*ref.applied, *ctx.applied) if CODEMODS[n].library == broke.library or n in told
+    ]
     if not own:
         # the failure names no catalogued API of its library: try every repair (those
         # chosen for other libraries among them), keep what changes code
