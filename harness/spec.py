@@ -24,6 +24,7 @@ from harness.combos import ID_PATTERN, MAX_ID_LENGTH, expand, make_id, slug
 from harness.errors import SpecError
 from harness.interpreters import SUPPORTED_PYTHONS
 from harness.libraries import BY_KEY, LIBRARIES, lookup
+from harness.timeline import dates, parse_every, python_for
 from harness.tomlfile import TomlFile
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ _MATRIX_KEYS = (
     "build_from_source",
 )
 _AXIS_KEYS = ("python", "as_of", "extras", "packages", "tags", "include", "exclude", "nightly")
+_TIMELINE_KEYS = ("start", "end", "every", "libraries", "python", "extras", "packages", "tags")
+_TABLES = ("matrix", "combos", "axes", "timeline")
 
 
 class VersionKind(enum.Enum):
@@ -409,6 +412,61 @@ class _Parser:
             out.append(self.combo(combo_id, combo_table, defaults, keys, where, f"axes.{name}"))
         return out
 
+    def timeline(
+        self, name: str, table: dict[str, Any], defaults: _Defaults, today: dt.date
+    ) -> list[Combo]:
+        """One combo per date: the timeline's libraries at their newest release that day."""
+        keys = ("timeline", name)
+        where = f"timeline {name!r}"
+        for key in table:
+            if key not in _TIMELINE_KEYS:
+                self.unknown_key(key, _TIMELINE_KEYS, (*keys, key), where, libraries=False)
+        for key in ("start", "libraries"):
+            if key not in table:
+                raise self.fail(keys, f"{where}.{key}", "missing")
+        start = self.as_of(table["start"], (*keys, "start"), f"{where}.start")
+        end_value = table.get("end", "today")
+        end = (
+            today if end_value == "today" else self.as_of(end_value, (*keys, "end"), f"{where}.end")
+        )
+        every_text = self.string(table.get("every", "6 months"), (*keys, "every"), f"{where}.every")
+        try:
+            every = parse_every(every_text)
+            days = dates(start, end, every)
+        except ValueError as exc:
+            raise self.fail(keys, where, str(exc)) from None
+        libraries = self.strings(table["libraries"], (*keys, "libraries"), f"{where}.libraries")
+        if not libraries:
+            raise self.fail((*keys, "libraries"), f"{where}.libraries", "empty list")
+        for library in libraries:
+            lib = lookup(library)
+            if lib is None or lib.key != library:
+                raise self.fail(
+                    (*keys, "libraries"),
+                    f"{where}.libraries",
+                    self.unknown_library_message(library),
+                )
+        python = str(table.get("python", "auto"))
+        if python != "auto":
+            python = self.python(table["python"], (*keys, "python"), f"{where}.python")
+        prefix = slug(name)
+        out = []
+        for day in days:
+            combo_table: dict[str, Any] = dict.fromkeys(libraries, "latest")
+            combo_table |= {k: table[k] for k in ("extras", "packages") if k in table}
+            combo_table["as_of"] = day
+            combo_table["python"] = (
+                python_for(day, SUPPORTED_PYTHONS) if python == "auto" else python
+            )
+            tags = self.strings(table.get("tags", []), (*keys, "tags"), f"{where}.tags")
+            combo_table["tags"] = [*tags, "timeline"]
+            combo_table["description"] = f"{name}: the libraries as of {day.isoformat()}"
+            combo_id = f"{prefix}-{day.isoformat()}"
+            if len(combo_id) > MAX_ID_LENGTH:
+                raise self.fail(keys, where, f"name too long for ids like {combo_id!r}")
+            out.append(self.combo(combo_id, combo_table, defaults, keys, where, f"timeline.{name}"))
+        return out
+
 
 @dataclass(frozen=True)
 class _Defaults:
@@ -419,13 +477,17 @@ class _Defaults:
     build_from_source: tuple[str, ...] = ()
 
 
-def load(path: Path | str, display: str | None = None) -> MatrixSpec:
-    """Parse and validate ``path``; raise :class:`SpecError` on the first mistake."""
+def load(
+    path: Path | str, display: str | None = None, *, today: dt.date | None = None
+) -> MatrixSpec:
+    """Parse and validate ``path``; raise :class:`SpecError` on the first mistake.
+
+    ``today`` is what a timeline's ``end = "today"`` means (default: the date now)."""
     doc = TomlFile.load(Path(path), SpecError, display)
     p = _Parser(doc)
     for key in doc.data:
-        if key not in ("matrix", "combos", "axes"):
-            close = difflib.get_close_matches(key, ["matrix", "combos", "axes"], n=1)
+        if key not in _TABLES:
+            close = difflib.get_close_matches(key, list(_TABLES), n=1)
             hint = f" (did you mean [{close[0]}]?)" if close else ""
             raise p.fail((key,), None, f"unknown table [{key}]{hint}")
     matrix = p.table(doc.data.get("matrix", {}), ("matrix",), "[matrix]")
@@ -459,8 +521,16 @@ def load(path: Path | str, display: str | None = None) -> MatrixSpec:
         combos.append(p.named_combo(name, table_, defaults))
     for name, table in p.table(doc.data.get("axes", {}), ("axes",), "[axes]").items():
         combos.extend(p.axis(name, p.table(table, ("axes", name), f"axis {name!r}"), defaults))
+    day = today or dt.datetime.now(dt.timezone.utc).date()  # the index keeps UTC
+    for name, table in p.table(doc.data.get("timeline", {}), ("timeline",), "[timeline]").items():
+        timeline = p.table(table, ("timeline", name), f"timeline {name!r}")
+        combos.extend(p.timeline(name, timeline, defaults, day))
     if not combos:
-        raise p.fail(("combos",), None, "no combos: add a [combos.<id>] or [axes.<name>] table")
+        raise p.fail(
+            ("combos",),
+            None,
+            "no combos: add a [combos.<id>], [axes.<name>] or [timeline.<name>] table",
+        )
     seen: dict[str, str] = {}
     for combo in combos:
         if combo.id in seen:
@@ -494,7 +564,10 @@ def _with_implicit_tags(combo: Combo, baseline: str) -> Combo:
     tags = list(combo.tags)
     if combo.id == baseline:
         tags.append("baseline")
-    if any(lib.kind in (VersionKind.LATEST, VersionKind.PRE) for lib in combo.libraries):
+    dated = combo.origin.startswith("timeline.")  # its "latest" is that day's
+    if not dated and any(
+        lib.kind in (VersionKind.LATEST, VersionKind.PRE) for lib in combo.libraries
+    ):
         tags.append("latest")
     if any(lib.kind is VersionKind.PRE for lib in combo.libraries):
         tags.append("pre")

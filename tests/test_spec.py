@@ -259,7 +259,10 @@ def test_axis_python_values_and_fixed_keys_stay_out_of_ids(write: Writer) -> Non
             '[combo.a]\npython = "3.11"\n',
             "m.toml:1: unknown table [combo] (did you mean [combos]?)",
         ),
-        ("[matrix]\n", "m.toml: no combos: add a [combos.<id>] or [axes.<name>] table"),
+        (
+            "[matrix]\n",
+            "m.toml: no combos: add a [combos.<id>], [axes.<name>] or [timeline.<name>] table",
+        ),
         ("[combos.a\n", "m.toml:1: invalid TOML: "),
         (
             '[axes.g]\npython = "3.11"\nnumpy = []\n',
