@@ -84,6 +84,7 @@ class EnvInfo:
     # extras left out of the env, by name: the requests and why, e.g.
     # "scikit-image==0.18.0: no wheel for Python 3.10.13"
     dropped: Mapping[str, str] = field(default_factory=dict)
+    as_of: str = ""  # the combo's date (ISO), when it is resolved as the index was that day
 
     @property
     def python_exe(self) -> Path:
@@ -260,10 +261,12 @@ class EnvBuilder:
         used if its env is still here: the combo runs, with a note saying so.
         """
         start = time.monotonic()
+        as_of = combo.as_of.isoformat() if combo.as_of else ""
         try:
             interp = interpreters.find(combo.python)
         except interpreters.InterpreterNotFoundError as exc:
-            return EnvInfo(combo.id, ok=False, stage="interpreter", error=str(exc)), ""
+            info = EnvInfo(combo.id, ok=False, stage="interpreter", error=str(exc), as_of=as_of)
+            return info, ""
         reqs: list[str] = []
         dropped: dict[str, str] = {}
         note = "resumed with the run's own lock" if lock else ""
@@ -285,6 +288,7 @@ class EnvBuilder:
                 python=interp.version,
                 requirements=tuple(reqs),
                 dropped=dropped,
+                as_of=as_of,
             )
             return info, lock
         info = EnvInfo(
@@ -300,6 +304,7 @@ class EnvBuilder:
             imports=imports,
             note=note,
             dropped=dropped,
+            as_of=as_of,
         )
         return info, lock
 

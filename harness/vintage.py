@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -148,20 +149,7 @@ def vintage(
     best = best_index(rates)
     low = high = None
     if best is not None and problems:
-        rng = random.Random(seed)  # noqa: S311 - a reproducible resampling, not a secret
-        picks: list[int] = []
-        ordered = [vectors[p] for p in problems]
-        for _ in range(samples):
-            weights = [0] * len(problems)
-            for i in rng.choices(range(len(problems)), k=len(problems)):
-                weights[i] += 1
-            index = best_index(_rates(*_sum(ordered, weights, len(days))))
-            if index is not None:
-                picks.append(index)
-        if picks:
-            picks.sort()
-            low = days[picks[int(0.025 * (len(picks) - 1))]]
-            high = days[picks[math.ceil(0.975 * (len(picks) - 1))]]
+        low, high = _interval(np.array([vectors[p] for p in problems]), days, samples, seed)
     return Vintage(
         source,
         curve,
@@ -170,6 +158,31 @@ def vintage(
         high,
         shape(rates),
     )
+
+
+def _interval(
+    vectors: np.ndarray, days: Sequence[dt.date], samples: int, seed: int
+) -> tuple[dt.date | None, dt.date | None]:
+    """The 95% interval of the best date over ``samples`` resamplings of the problems.
+
+    ``vectors`` is problems × (counted, passed) × dates; each resampling weighs every
+    problem by how often it was drawn, so one matrix product gives all its counts."""
+    rng = np.random.default_rng(seed)
+    n = len(vectors)
+    weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(samples)])
+    counted = weights @ vectors[:, 0, :]
+    passed = weights @ vectors[:, 1, :]
+    picks = []
+    for c, p in zip(counted, passed, strict=True):
+        index = best_index([float(b) / a if a else None for a, b in zip(c, p, strict=True)])
+        if index is not None:
+            picks.append(index)
+    if not picks:
+        return None, None
+    picks.sort()
+    return days[picks[int(0.025 * (len(picks) - 1))]], days[
+        picks[math.ceil(0.975 * (len(picks) - 1))]
+    ]
 
 
 def decay(

@@ -13,7 +13,7 @@ from harness.errors import HarnessError
 from harness.history import Changes
 from harness.problem import MODEL_PREFIX
 from harness.repair import table as repair_table
-from harness.reports import exports, html, junit, markdown
+from harness.reports import exports, html, junit, markdown, timeline
 from harness.reports.idioms import ChangeNote, notes_of
 from harness.reports.summary import ModelReport, Summary, summarise
 from harness.results import Outcome, write_json
@@ -54,6 +54,11 @@ def write_reports(
         releases=run.read_releases(),
         repairs=repair_table.read(run.root / "repairs" / "verification.json"),
     )
+    dated = timeline.build(outcomes, envs)
+    if dated is not None:
+        svg = timeline.figure_svg(dated, run.root / timeline.PNG, run.root / timeline.SVG)
+        write_json(run.root / timeline.JSON, dated.to_dict())
+        summary = replace(summary, timeline=dated, timeline_svg=svg)
     by_combo: dict[str, list[Outcome]] = {c: [] for c in combos}
     for o in outcomes:
         by_combo.setdefault(o.combo, []).append(o)

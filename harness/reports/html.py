@@ -21,6 +21,8 @@ from harness.problem import REFERENCE
 from harness.repair.table import VERDICTS
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND, OLD
+from harness.reports.timeline import half_life as timeline_half_life
+from harness.reports.timeline import rows as timeline_rows
 from harness.results import Status
 from harness.validity import headline as validity_headline
 from harness.validity import limited_ranges
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from harness.repair.table import RepairTable
     from harness.reports.idioms import IdiomStory
     from harness.reports.summary import Summary
+    from harness.reports.timeline import Timeline
     from harness.results import Outcome
 
 COLOURS = {
@@ -296,6 +299,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         out += render_repairs(summary.repairs)
     if summary.validity:
         out += render_validity(summary)
+    if summary.timeline is not None:
+        out += render_timeline(summary.timeline, summary.timeline_svg)
 
     changed = _changed_outcomes(outcomes, order)
     if changed:
@@ -371,6 +376,29 @@ def render_repairs(repairs: RepairTable) -> list[str]:
         ]
         out.append(_table(["model", "stale rate", "API-stale rate", "rewritten"], rows))
     return out
+
+
+def render_timeline(t: Timeline, svg: str) -> list[str]:
+    refs = t.references
+    return [
+        "<h2>API vintage: when each model's answers fit the libraries best</h2>",
+        (
+            f"<p>{len(t.days)} dates from {t.days[0].isoformat()} to {t.days[-1].isoformat()}, "
+            "each combo resolved as the index was that day. A model's share counts only the "
+            "problems whose reference passes at that date; its vintage is the date of its "
+            "highest share, with a 95% bootstrap interval over problems.</p>"
+        ),
+        _table(
+            ["model", "vintage", "95% interval", "curve", "best share"],
+            [[_e(c) for c in row] for row in timeline_rows(t)],
+        ),
+        (
+            f"<p>Half-life of the references passing on "
+            f"{_e(refs.anchor.isoformat() if refs.anchor else '–')}: "
+            f"{_e(timeline_half_life(refs))}.</p>"
+        ),
+        f'<div class="timeline">{svg}</div>',
+    ]
 
 
 def render_validity(summary: Summary) -> list[str]:

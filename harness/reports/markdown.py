@@ -11,6 +11,8 @@ from harness.releases import markdown as releases_markdown
 from harness.repair import table as repair_table
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
+from harness.reports.timeline import half_life as timeline_half_life
+from harness.reports.timeline import rows as timeline_rows
 from harness.results import Status
 from harness.validity import headline as validity_headline
 from harness.validity import limited_ranges
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from harness.reports.glance import Glance
     from harness.reports.idioms import IdiomStory
     from harness.reports.summary import Summary
+    from harness.reports.timeline import Timeline
 
 _STATUSES = [s.value for s in Status]
 _CLASSES = [c.value for c in DriftClass]
@@ -169,6 +172,9 @@ def render(summary: Summary) -> str:
     if summary.validity:
         out += ["", *render_validity(summary)]
 
+    if summary.timeline is not None:
+        out += ["", *render_timeline(summary.timeline)]
+
     out += ["", "## Will break: deprecation warnings from passing executions", ""]
     if summary.warnings:
         rows = [
@@ -191,6 +197,38 @@ def render(summary: Summary) -> str:
     if summary.releases:
         out += ["", *releases_markdown(summary.releases)]
     return "\n".join(out) + "\n"
+
+
+def render_timeline(t: Timeline) -> list[str]:
+    first, last = t.days[0].isoformat(), t.days[-1].isoformat()
+    refs = t.references
+    out = [
+        "## API vintage: when each model's answers fit the libraries best",
+        "",
+        (
+            f"{len(t.days)} dates from {first} to {last}, each combo resolved as the index "
+            "was that day. A model's share at a date counts only the problems whose reference "
+            "passes there; its vintage is the date of its highest share (the middle of a "
+            "tie), with a 95% bootstrap interval over problems. Curves: `timeline.png`; "
+            "numbers: `timeline.json`."
+        ),
+        "",
+    ]
+    out += _table(
+        ["model", "vintage", "95% interval", "curve", "best share"], timeline_rows(t)
+    ) or ["No model answers in this run."]
+    share = ", ".join(
+        f"{p.day.isoformat()} {100 * p.rate:.0f}%" for p in refs.curve if p.rate is not None
+    )
+    out += [
+        "",
+        (
+            f"References passing: {share}. Of those passing on "
+            f"{refs.anchor.isoformat() if refs.anchor else '–'}, the half-life: "
+            f"{timeline_half_life(refs)}."
+        ),
+    ]
+    return out
 
 
 def render_validity(summary: Summary) -> list[str]:

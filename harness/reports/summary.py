@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from harness.history import Changes
     from harness.releases import ReleaseNews
     from harness.repair.table import RepairTable
+    from harness.reports.timeline import Timeline
     from harness.staleness import ModelStaleness
 
 # Classes that have a pass → fail step worth a row in the drift table.
@@ -74,6 +75,8 @@ class Summary:
     stories: Sequence[IdiomStory] = ()
     repairs: RepairTable | None = None  # harness repair's verification table
     validity: Sequence[Validity] = ()  # each reference's validity range per library
+    timeline: Timeline | None = None  # dated combos: each model's vintage, the decay
+    timeline_svg: str = field(default="", repr=False)  # its curves, for report.html
 
     def finding(self, t: Trajectory) -> Finding | None:
         """The analysis of a drifted trajectory, when the run was bisected."""
@@ -127,6 +130,7 @@ class Summary:
             **({"releases": self.releases.to_dict()} if self.releases else {}),
             **({"notes": [n.to_dict() for n in self.notes]} if self.notes else {}),
             **({"idioms": [s.to_dict() for s in self.stories]} if self.stories else {}),
+            **({"timeline": self.timeline.to_dict()} if self.timeline else {}),
         }
 
 
