@@ -339,6 +339,7 @@ def cmd_combos(args: argparse.Namespace) -> int:
                 "python": c.python,
                 "tags": list(c.tags),
                 "libraries": {lib.library: lib.constraint for lib in c.libraries},
+                "as_of": c.as_of.isoformat() if c.as_of else None,
                 "baseline": c.id == matrix.baseline,
             }
             for c in combos
@@ -347,7 +348,8 @@ def cmd_combos(args: argparse.Namespace) -> int:
         return 0
     for c in combos:
         libs = " ".join(f"{lib.library}={lib.constraint}" for lib in c.libraries)
-        print(f"{c.id:<28} python={c.python} {libs}")
+        as_of = f" as_of={c.as_of.isoformat()}" if c.as_of else ""
+        print(f"{c.id:<28} python={c.python} {libs}{as_of}")
     return 0
 
 
