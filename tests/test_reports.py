@@ -438,3 +438,29 @@ def test_the_default_job_runs_the_old_idioms(argv: list[str], idioms: bool) -> N
     problems = pipeline.load_problems([str(ROOT / "problems" / "pandas" / "append-rows.toml")])
     sources = [s.source for s in pipeline.load_solutions(problems, problems, idioms=idioms)]
     assert sources == (["reference", "idiom:old"] if idioms else ["reference"])
+
+
+def test_junit_holds_any_text_a_program_prints(tmp_path: Path) -> None:
+    """Colour codes, NULs and lone surrogates in output and messages (BigCodeBench's tasks
+    print them) are written as escapes: XML 1.0 cannot hold them even escaped."""
+    run = RunDir(tmp_path / "r1")
+    write_json(run.manifest, {"run_id": "r1", "baseline": "c", "combos": ["c"]})
+    write_json(run.env_info("c"), EnvInfo("c", ok=True, python="3.11.7").to_dict())
+    nasty = "\x1b[31mred\x1b[0m \x00 \x07 \ud800 tab\tok é"
+    with OutcomeWriter(run.outcomes("c")) as w:
+        w.write(
+            Outcome(
+                "r1", "c", "p/1", "reference", Status.ERROR, exc_type="ValueError", message=nasty
+            )
+        )
+        w.write(Outcome("r1", "c", "p/2", "reference", Status.FAIL, message="x", output=nasty))
+    write_reports(run)
+    xml = JUnitXml.fromfile(str(run.junit("c")))
+    (suite,) = list(xml)
+    cases = {c.classname: c for c in suite}
+    assert cases["p/1"].result[0].message.startswith("ValueError: \\x1b[31mred")
+    assert "\\x00 \\x07 \\ud800 tab\tok é" in cases["p/1"].result[0].text
+    assert "\\x1b[0m" in cases["p/2"].system_out
+    JUnitXml.fromfile(str(run.merged_junit))  # the merged file parses too
+    assert "\\ud800" in run.report_html.read_text()  # and the other reports are written
+    assert (run.exports("c") / "reference.csv").is_file()

@@ -69,8 +69,9 @@ def write_reports(
     junit.write(suites, {c: run.junit(c) for c in combos}, run.merged_junit)
     write_json(run.summary_json, summary.to_dict())
     write_json(run.validity_json, [v.to_dict() for v in summary.validity])
-    run.summary_md.write_text(markdown.render(summary), encoding="utf-8")
-    run.report_html.write_text(html.render(summary, outcomes), encoding="utf-8")
+    # a program's output may hold lone surrogates (undecodable bytes): written as escapes
+    run.summary_md.write_text(markdown.render(summary), "utf-8", "backslashreplace")
+    run.report_html.write_text(html.render(summary, outcomes), "utf-8", "backslashreplace")
     exports.write(run, outcomes)
     return summary
 

@@ -42,7 +42,8 @@ def write(run: RunDir, outcomes: Sequence[Outcome]) -> None:
         (folder / f"{name}.jsonl").write_text(
             "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
         )
-        with (folder / f"{name}.csv").open("w", newline="", encoding="utf-8") as fh:
+        csv_path = folder / f"{name}.csv"
+        with csv_path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as fh:
             writer = csv.DictWriter(fh, fieldnames=["task_id", "status", "detail"])
             writer.writeheader()
             writer.writerows(records)

@@ -8,6 +8,7 @@ execution graded in parts (unit tests, session steps) lists them in its failure'
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
@@ -21,9 +22,19 @@ if TYPE_CHECKING:
     from harness.envs import EnvInfo
 
 
+# what XML 1.0 cannot hold at all, not even escaped: C0 controls but tab, newline and
+# carriage return, lone surrogates, U+FFFE and U+FFFF (a program's output may carry any)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with each character XML cannot hold written as its escape, ``\\x1b``."""
+    return _NOT_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def _case(o: Outcome) -> TestCase:
-    case = TestCase(o.source, o.problem_id, o.duration_s)
-    line = o.first_line or o.status.value
+    case = TestCase(xml_text(o.source), xml_text(o.problem_id), o.duration_s)
+    line = xml_text(o.first_line or o.status.value)
     result: Failure | Skipped | Error | None
     if o.status is Status.FAIL:
         result = Failure(line, o.exc_type or "AssertionError")
@@ -37,12 +48,12 @@ def _case(o: Outcome) -> TestCase:
         graded = [
             f"{p.status:7} {p.name}" + (f": {p.message}" if p.message else "") for p in o.parts
         ]
-        result.text = "\n".join(
-            part for part in (o.message, "\n".join(graded), o.traceback) if part
+        result.text = xml_text(
+            "\n".join(part for part in (o.message, "\n".join(graded), o.traceback) if part)
         )
         case.result = [result]
         if o.output:
-            case.system_out = o.output
+            case.system_out = xml_text(o.output)
     return case
 
 
@@ -52,7 +63,7 @@ def suite(combo: str, env: EnvInfo, outcomes: Sequence[Outcome]) -> TestSuite:
     for key, version in env.library_versions().items():
         s.add_property(key, version)
     if not env.ok:
-        s.add_property("env_error", f"{env.stage}: {env.error}")
+        s.add_property("env_error", xml_text(f"{env.stage}: {env.error}"))
     # add_testcase recounts the whole suite after each case: quadratic in a run's size
     s.add_testcases([_case(o) for o in sorted(outcomes, key=lambda o: o.seq)])
     s.update_statistics()
