@@ -200,13 +200,20 @@ def test_warnings_are_recorded_once_each_with_their_issuer(tmp_path: Path) -> No
     ]
 
 
+def installed(modules: dict[str, str], code: str) -> str:
+    """``code`` after writing ``modules`` (name → source) where it can import them.
+
+    The sandbox shows an execution its own directory and an empty /tmp, not the test's
+    temporary directory: the solution writes the stand-ins for libraries itself."""
+    writes = "".join(
+        f"open({name + '.py'!r}, 'w').write({src!r})\n" for name, src in modules.items()
+    )
+    return writes + "import sys\nsys.path.insert(0, '.')\n" + code
+
+
 def test_warnings_from_a_module_name_it(tmp_path: Path) -> None:
-    (tmp_path / "oldlib.py").write_text(
-        "import warnings\ndef f():\n    warnings.warn('f is deprecated', DeprecationWarning, stacklevel=2)\n    return 3\n"
-    )
-    solution = (
-        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport oldlib\nresult = oldlib.f()"
-    )
+    oldlib = "import warnings\ndef f():\n    warnings.warn('f is deprecated', DeprecationWarning, stacklevel=2)\n    return 3\n"
+    solution = installed({"oldlib": oldlib}, "import oldlib\nresult = oldlib.f()")
     (outcome,) = run_batch(tmp_path, [solution])
     assert outcome["warnings"] == [
         {"category": "DeprecationWarning", "message": "f is deprecated", "module": "oldlib"}
@@ -214,10 +221,8 @@ def test_warnings_from_a_module_name_it(tmp_path: Path) -> None:
 
 
 def test_import_time_warnings_belong_to_the_environment(tmp_path: Path) -> None:
-    (tmp_path / "noisy.py").write_text(
-        "import warnings\nwarnings.warn('noisy import', DeprecationWarning)\n"
-    )
-    solution = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport noisy\nresult = 3"
+    noisy = "import warnings\nwarnings.warn('noisy import', DeprecationWarning)\n"
+    solution = installed({"noisy": noisy}, "import noisy\nresult = 3")
     (outcome,) = run_batch(tmp_path, [solution])
     assert outcome["status"] == "pass"
     assert outcome["warnings"] == []
@@ -254,6 +259,28 @@ def test_each_execution_gets_its_own_working_directory(tmp_path: Path) -> None:
     """)
     outcomes = run_batch(tmp_path, [solution, solution], jobs=1)
     assert [o["status"] for o in outcomes] == ["pass", "pass"]
+
+
+def test_tmp_is_writable_empty_and_private(tmp_path: Path) -> None:
+    """Programs write to /tmp by name (BigCodeBench's tests do): they get an empty tmpfs
+    of their own, beside their working directory; nothing reaches the machine's /tmp."""
+    name = f"harness-private-{uuid.uuid4().hex}"
+    solution = textwrap.dedent(f"""
+        import os, sys, tempfile
+        seen = sorted(os.listdir("/tmp"))
+        open("/tmp/{name}", "w").write("x")
+        with tempfile.NamedTemporaryFile(dir="/tmp") as fh:
+            fh.write(b"y")
+        open("here.txt", "w").write("z")  # the working directory still works
+        assert open("/tmp/{name}").read() + open("here.txt").read() == "xz"
+        # nothing but the way to what it needs: its directory, its environment
+        needed = [os.getcwd(), sys.prefix, sys.base_prefix]
+        assert all(any((n + "/").startswith("/tmp/" + e + "/") for n in needed) for e in seen), seen
+        result = 3
+    """)
+    (outcome,) = run_batch(tmp_path, [solution])
+    assert outcome["status"] == "pass", outcome["message"]
+    assert not Path(f"/tmp/{name}").exists()
 
 
 def test_memory_cap_stops_a_runaway_allocation(tmp_path: Path) -> None:
@@ -322,6 +349,11 @@ LEAKS = [
         "import os; assert not os.path.exists('left.txt')",
     ),
     (
+        "a file in /tmp",  # each execution has an empty /tmp of its own
+        "open('/tmp/harness-left.txt', 'w').write('x')",
+        "import os; assert not os.path.exists('/tmp/harness-left.txt')",
+    ),
+    (
         "a thread left running",
         "import threading, time; threading.Thread(target=time.sleep, args=(60,)).start()",
         "import threading; assert threading.active_count() == 1",
@@ -387,7 +419,7 @@ def test_deprecations_outside_the_hierarchy_are_recorded(tmp_path: Path) -> None
 
 
 def test_warnings_from_deprecation_decorators_name_the_decorated_module(tmp_path: Path) -> None:
-    (tmp_path / "deprecation.py").write_text(
+    deprecation = (
         "import functools, warnings\n"
         "def deprecated(func):\n"
         "    @functools.wraps(func)\n"
@@ -396,11 +428,9 @@ def test_warnings_from_deprecation_decorators_name_the_decorated_module(tmp_path
         "        return func(*args, **kwargs)\n"
         "    return wrapper\n"
     )
-    (tmp_path / "newlib.py").write_text(
-        "from deprecation import deprecated\n@deprecated\ndef old():\n    return 3\n"
-    )
-    solution = (
-        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport newlib\nresult = newlib.old()"
+    newlib = "from deprecation import deprecated\n@deprecated\ndef old():\n    return 3\n"
+    solution = installed(
+        {"deprecation": deprecation, "newlib": newlib}, "import newlib\nresult = newlib.old()"
     )
     (outcome,) = run_batch(tmp_path, [solution])
     assert outcome["warnings"] == [

@@ -120,9 +120,11 @@ def hideable(paths: list[str], needed: list[str]) -> tuple[list[str], list[str]]
     return directories, files
 
 
-def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> None:
+def enter(
+    workdir: str, hide: list[str] | None = None, shm_mb: int = 256, tmp_mb: int = 256
+) -> None:
     """Put this process in its own mount, network, IPC and UTS namespaces, with a
-    read-only filesystem but ``workdir`` and a private /dev/shm.
+    read-only filesystem but ``workdir``, a private empty /tmp and a private /dev/shm.
 
     ``hide`` names files and directories the execution must not even read (the problems
     with their reference solutions, the results of other runs): each is covered by an
@@ -156,11 +158,16 @@ def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> Non
         _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for path in files:
         _mount("/dev/null", path, None, MS_BIND)
+    needed = [workdir, sys.prefix, sys.base_prefix, os.path.dirname(__file__), *sys.path]
+    private = _private_tmp(needed, tmp_mb)
     # Every mount read-only but the working directory, /proc (its writable parts are
-    # protected below) and /dev, whose device nodes read-only would not stop a write.
+    # protected below), /dev, whose device nodes read-only would not stop a write, and
+    # the private /tmp itself (what is bound back inside it is read-only again).
     keep = (workdir, "/proc", "/dev")
     for point in sorted(set(_mount_points()), key=len):
         if any(point == k or point.startswith(k + "/") for k in keep):
+            continue
+        if private and point == "/tmp":
             continue
         with contextlib.suppress(SandboxError):
             _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
@@ -170,6 +177,36 @@ def enter(workdir: str, hide: list[str] | None = None, shm_mb: int = 256) -> Non
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
+
+
+def _private_tmp(needed: list[str], size_mb: int) -> bool:
+    """Cover /tmp with an empty, writable tmpfs of this execution's own.
+
+    Programs write to /tmp by name (BigCodeBench's tests do; upstream runs each task with
+    a writable temporary directory), and what they write there must reach neither the
+    machine nor a later execution: the tmpfs lives and dies with this mount namespace.
+    It covers whatever the machine's /tmp holds, other runs' files included. What the
+    execution needs from under /tmp (its working directory; its environment, interpreter
+    or this runner when they live there, as in a test suite's temporary directories) is
+    bound back at its own path, through a descriptor opened before the cover."""
+    if not os.path.isdir("/tmp"):
+        return False
+    under = sorted({os.path.realpath(p) for p in needed if p}, key=len)
+    under = [p for p in under if p.startswith("/tmp/") and os.path.exists(p)]
+    opened = [(p, os.open(p, os.O_PATH)) for p in under]
+    try:
+        _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm,mode=1777" % size_mb)
+        for path, fd in opened:
+            if os.path.isdir("/proc/self/fd/%d" % fd):
+                os.makedirs(path, exist_ok=True)
+            else:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                open(path, "a").close()
+            _mount("/proc/self/fd/%d" % fd, path, None, MS_BIND | MS_REC)
+    finally:
+        for _, fd in opened:
+            os.close(fd)
+    return True
 
 
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
