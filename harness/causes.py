@@ -84,9 +84,10 @@ _SITE = re.compile(r"site-packages/([A-Za-z_][\w]*)/")
 # what it saw where the exception was raised: the class a task's own class inherits
 # (where the missing attribute was looked for), and a program the machine lacks.
 _DERIVES = re.compile(r"\[harness: (\w+) derives from ([\w.]+)\]")
-# NLTK's "Resource punkt not found" (its name in terminal colours), TextBlob's corpora
+# NLTK's "Resource punkt not found" (its name in terminal colours before NLTK 3.9,
+# quoted since: "Resource 'punkt_tab' not found"), TextBlob's corpora
 _NO_DATA = re.compile(
-    r"Resource (?:\x1b\[\d+m)?([\w./-]+)(?:\x1b\[0m)? not found|(MissingCorpusError)"
+    r"Resource (?:\x1b\[\d+m|')?([\w./-]+)(?:\x1b\[0m|')? not found|(MissingCorpusError)"
 )
 _NO_PROGRAM = re.compile(r"\[harness: no program '([^']*)' on this machine\]")
 PYTHON = "python"  # the library key of Python itself and its standard library
