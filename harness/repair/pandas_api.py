@@ -309,6 +309,18 @@ class FillnaMethodToFfill(Transformer):
         )
 
 
+def _inplace_statement(node: cst.Expr, method: str) -> tuple[cst.Call, cst.Arg] | None:
+    """The call ``obj.<method>(..., inplace=True)`` that statement ``node`` is, and its
+    ``inplace`` argument; None for any other statement."""
+    call = node.value
+    if not isinstance(call, cst.Call) or method_name(call) != method:
+        return None
+    arg = keyword(call, "inplace")
+    if arg is None or literal(arg.value) is not True:
+        return None
+    return call, arg
+
+
 class ReplaceMethod(Transformer):
     """``s.replace(to_replace=v, method="ffill")`` → ``s.groupby(s.ne(v).cumsum()).transform(lambda g: g.iloc[0])``.
 
@@ -339,12 +351,10 @@ class ReplaceMethod(Transformer):
     }
 
     def leave_Expr(self, original_node: cst.Expr, updated_node: cst.Expr) -> cst.BaseSmallStatement:
-        call = original_node.value
-        if not isinstance(call, cst.Call) or method_name(call) != "replace":
+        found = _inplace_statement(original_node, "replace")
+        if found is None:
             return updated_node
-        inplace = keyword(call, "inplace")
-        if inplace is None or literal(inplace.value) is not True:
-            return updated_node
+        call, _ = found
         new = updated_node.value
         if isinstance(new, cst.Call) and keyword(new, "method") is not None:
             return updated_node  # left alone by leave_Call, which said why
@@ -647,12 +657,10 @@ class SetAxisInplace(Transformer):
     mentions = ("set_axis",)
 
     def leave_Expr(self, original_node: cst.Expr, updated_node: cst.Expr) -> cst.BaseSmallStatement:
-        call = updated_node.value
-        if not isinstance(call, cst.Call) or method_name(call) != "set_axis":
+        found = _inplace_statement(updated_node, "set_axis")
+        if found is None:
             return updated_node
-        arg = keyword(call, "inplace")
-        if arg is None or literal(arg.value) is not True:
-            return updated_node
+        call, arg = found
         assert isinstance(call.func, cst.Attribute)
         target = call.func.value
         if not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
