@@ -82,18 +82,14 @@ def _vectors(
 
 
 def _sum(
-    vectors: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
-    weights: Sequence[int] | None,
-    width: int,
+    vectors: Sequence[tuple[tuple[int, ...], tuple[int, ...]]], width: int
 ) -> tuple[list[int], list[int]]:
+    """Counted and passed per date, over all problems."""
     counted, passed = [0] * width, [0] * width
-    for i, (c, p) in enumerate(vectors):
-        w = 1 if weights is None else weights[i]
-        if not w:
-            continue
+    for c, p in vectors:
         for j in range(width):
-            counted[j] += w * c[j]
-            passed[j] += w * p[j]
+            counted[j] += c[j]
+            passed[j] += p[j]
     return counted, passed
 
 
@@ -143,7 +139,7 @@ def vintage(
     """``source``'s curve over ``days``, its best date and the bootstrap interval."""
     vectors = _vectors(answers, days, references)
     problems = sorted(vectors)
-    counted, passed = _sum([vectors[p] for p in problems], None, len(days))
+    counted, passed = _sum([vectors[p] for p in problems], len(days))
     curve = tuple(Point(d, p, c) for d, c, p in zip(days, counted, passed, strict=True))
     rates = _rates(counted, passed)
     best = best_index(rates)
@@ -191,7 +187,7 @@ def decay(
     """The references' share passing per date, and the half-life of those passing at
     their best date."""
     vectors = _vectors(references, days, None)
-    counted, passed = _sum(list(vectors.values()), None, len(days))
+    counted, passed = _sum(list(vectors.values()), len(days))
     curve = tuple(Point(d, p, c) for d, c, p in zip(days, counted, passed, strict=True))
     rates = _rates(counted, passed)
     known = [i for i, r in enumerate(rates) if r is not None]
