@@ -613,16 +613,16 @@ def test_no_solution_never_falls_back(tmp_path: Path, uv: FakeUv) -> None:
 
 
 def test_the_probe_imports_each_library_once_per_env(tmp_path: Path, uv: FakeUv) -> None:
-    combo = Combo("np", PY, (lib("numpy", "1.26.4"),))
+    combo = Combo("tf", PY, (lib("tensorflow", "2.16.1"),))
     info, _ = EnvBuilder(tmp_path).build(combo)
     assert info.ok
-    # the host's interpreter plays the env: numpy is not there, and the report says so
-    assert info.imports["numpy"]["ok"] is False
-    assert "No module named 'numpy'" in info.imports["numpy"]["error"]
+    # the host's interpreter plays the env: TensorFlow is not there, and the report says so
+    assert info.imports["tensorflow"]["ok"] is False
+    assert "No module named 'tensorflow'" in info.imports["tensorflow"]["error"]
     (cached,) = Path(info.path).glob("harness-probe-*.json")
-    cached.write_text(json.dumps({"numpy": {"ok": True}}))
+    cached.write_text(json.dumps({"tensorflow": {"ok": True}}))
     again, _ = EnvBuilder(tmp_path).build(combo)
-    assert again.imports == {"numpy": {"ok": True}}  # an env's packages never change
+    assert again.imports == {"tensorflow": {"ok": True}}  # an env's packages never change
 
 
 def test_matplotlib_is_probed_with_pyplot(tmp_path: Path, uv: FakeUv) -> None:
