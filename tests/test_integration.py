@@ -60,12 +60,12 @@ def test_drift_row_in_summary(numpy_run: Path) -> None:
     md = (numpy_run / "first" / "summary.md").read_text()
     assert (
         "| `problems/numpy/product` | numpy | drifted | `np1` → `np2` | AttributeError: module 'numpy' "
-        "has no attribute 'product' | removed-api | `numpy.product` | – | – | `np1` warned: `product` is "
+        "has no attribute 'product' | removed-api | `numpy.product` | – | – | – | `np1` warned: `product` is "
         "deprecated as of NumPy 1.25.0"
     ) in md
     assert (
         "| `problems/numpy/promotion` | numpy | drifted | `np1` → `np2` | AssertionError: 44 | "
-        "changed-behaviour | – | – | – | – | numpy 1.26.4→2.2.6 |"
+        "changed-behaviour | – | assertion | – | – | – | numpy 1.26.4→2.2.6 |"
     ) in md
     assert "`problems/numpy/prod`" not in md.split("## Drifted problems")[1]
     assert "| reference | 1 | 2 |" in md  # one stable pass, two drifted
@@ -153,6 +153,6 @@ def test_real_ds1000_subset(tmp_path: Path) -> None:
     md = (run / "summary.md").read_text()
     assert (
         "| `ds1000/47` | pandas | drifted | `pd15` → `pd20` | AttributeError: 'DataFrame' object has no "
-        "attribute 'append' | removed-api | `pandas.DataFrame.append` | – | – | `pd15` warned: The "
+        "attribute 'append' | removed-api | `pandas.DataFrame.append` | – | – | – | `pd15` warned: The "
         "frame.append method is deprecated"
     ) in md

@@ -158,7 +158,8 @@ def enter(
         _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for path in files:
         _mount("/dev/null", path, None, MS_BIND)
-    needed = [workdir, sys.prefix, sys.base_prefix, os.path.dirname(__file__), *sys.path]
+    data = [os.environ.get(v, "") for v in DATA_VARIABLES]
+    needed = [workdir, sys.prefix, sys.base_prefix, os.path.dirname(__file__), *sys.path, *data]
     private = _private_tmp(needed, tmp_mb)
     # Every mount read-only but the working directory, /proc (its writable parts are
     # protected below), /dev, whose device nodes read-only would not stop a write, and
@@ -177,6 +178,11 @@ def enter(
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
+
+
+# the runtime-data caches the host points libraries at (harness/runtime_data.py): read
+# from wherever they are, under /tmp included
+DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA")
 
 
 def _private_tmp(needed: list[str], size_mb: int) -> bool:
