@@ -330,7 +330,8 @@ class ReplaceMethod(Transformer):
     ``s.mask(s == v).ffill()``, differs on all three: it fills from across NaN, fills the
     NaN themselves, and leaves NaN (and a float dtype) where nothing came before. Numbering
     the runs that each start at a value other than ``v`` and taking each run's first value
-    is the same operation, exactly, on every pandas. ``inplace=True`` on a statement
+    is the same operation, exactly, on every pandas (checked against pandas 2.0.3's own
+    on 6,000 random Series; an empty one comes back float64). ``inplace=True`` on a statement
     becomes an assignment (under copy-on-write, pandas 3, the chained ``inplace`` on
     ``df["A"]`` would change nothing). Only a literal ``v`` (or a list of them), a
     receiver that can be evaluated again (a name, attribute or subscript), and no
