@@ -47,7 +47,9 @@ def _combo_session(combo: spec.Combo) -> None:
         session.run("harness", "run", "--combos", combo.id, "--run-id", RUN_ID, *session.posargs)
 
     run_combo.__doc__ = combo.description or f"Run the problems in combo {combo.id}"
-    nox.session(name=f"combo-{combo.id}", tags=["combo", *combo.tags])(run_combo)
+    # a nightly lane is a session of its own (nox -t lane), not one of the combos
+    kind = [] if combo.lane else ["combo"]
+    nox.session(name=f"combo-{combo.id}", tags=[*kind, *combo.tags])(run_combo)
 
 
 try:
@@ -55,7 +57,7 @@ try:
 except HarnessError as error:
     print(f"noxfile: {error} (no combo sessions)", file=sys.stderr)
 else:
-    for _combo in MATRIX.combos:
+    for _combo in (*MATRIX.combos, *MATRIX.lanes):
         _combo_session(_combo)
 
 

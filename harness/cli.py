@@ -27,6 +27,7 @@ from harness import (
     pipeline,
     releases,
     reports,
+    shards,
     spec,
     validate,
 )
@@ -50,7 +51,8 @@ def _history(args: argparse.Namespace) -> Path:
 
 
 def _args_run(p: argparse.ArgumentParser) -> None:
-    o.add(p, *o.SELECT_COMBOS, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID, o.RESUME, o.ENV_DIR)
+    o.add(p, *o.SELECT_COMBOS, o.NIGHTLY, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID, o.RESUME)
+    o.add(p, o.ENV_DIR)
     o.add(p, o.PYTHON_DOWNLOADS)
     o.add(p, *o.EXECUTIONS, o.BISECT, o.REPAIR, o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET)
 
@@ -187,8 +189,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = RunDir(Path(args.run_dir))
     if not run.root.is_dir():
         raise UsageError(f"{args.run_dir}: no such results directory")
-    changes = history.record_and_diff(run, Path(args.history)) if args.history else None
-    reports.write_reports(run, changes)
+    changes, night = None, None
+    if args.history:
+        changes, night = history.record_night(run, Path(args.history), pipeline.nights_of(run))
+    reports.write_reports(run, changes, night_trends=night)
     print(run.summary_md)
     return 0
 
@@ -238,12 +242,29 @@ def _repair(
 
 
 def _args_plan(p: argparse.ArgumentParser) -> None:
-    o.add(p, *o.SELECT_COMBOS, o.SHARDS, o.MAX_JOBS, o.GITHUB)
+    o.add(p, *o.SELECT_COMBOS, o.NIGHTLY, o.SHARDS, o.MAX_JOBS, o.GITHUB)
+    o.add(p, o.HISTORY.helped("SQLite history whose recorded durations balance the shards"))
+    o.add(p, o.WRITE_DURATIONS)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    _, combos = pipeline.select_combos(args.matrix, args.combos, args.keyword, args.tag)
-    matrix = nightly.plan(combos, args.shards, args.max_jobs)
+    spec, combos = pipeline.select_combos(
+        args.matrix, args.combos, args.keyword, args.tag, nightly=args.nightly
+    )
+    count = args.shards or (spec.nightly.shards if args.nightly else 1)
+    durations: shards.Durations = {}
+    if args.history:
+        path = Path(args.history)
+        if path.is_file():  # the first night has no history: shards by count
+            with closing(history.connect(path)) as db:
+                durations = shards.from_history(db)
+    if args.write_durations:
+        shards.write(Path(args.write_durations), durations)
+    problems: dict[str, list[str]] = {}
+    if durations and count > 1:
+        # what the jobs will split: the problems each combo ran most recently
+        problems = {c.id: list(durations.get(c.id, {})) for c in combos}
+    matrix = nightly.plan(combos, count, args.max_jobs, durations=durations, problems=problems)
     print(
         json.dumps(matrix, separators=(",", ":")) if args.github else json.dumps(matrix, indent=2)
     )

@@ -27,7 +27,7 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ from packaging.utils import canonicalize_name
 from harness import interpreters
 from harness.libraries import BY_KEY, LIBRARIES
 from harness.package_index import Index, IndexUnavailableError
-from harness.spec import NIGHTLY_INDEX, Combo, VersionKind
+from harness.spec import Combo, VersionKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -85,6 +85,8 @@ class EnvInfo:
     # "scikit-image==0.18.0: no wheel for Python 3.10.13"
     dropped: Mapping[str, str] = field(default_factory=dict)
     as_of: str = ""  # the combo's date (ISO), when it is resolved as the index was that day
+    # a nightly lane's kind ("pre-release", "nightly wheels", "lane"); "" for a combo
+    lane: str = ""
 
     @property
     def python_exe(self) -> Path:
@@ -128,6 +130,22 @@ _UNREACHABLE = re.compile(
     r"Network is unreachable|timed out|tcp connect error|failed to lookup address",
     re.IGNORECASE,
 )
+
+
+def lane_kind(combo: Combo) -> str:
+    """What a nightly lane tries out: "nightly wheels", "pre-release" or just "lane"."""
+    if not combo.lane:
+        return ""
+    if combo.extra_index:
+        return "nightly wheels"
+    if any(lib.kind is VersionKind.PRE for lib in combo.libraries):
+        return "pre-release"
+    return "lane"
+
+
+def _host(url: str) -> str:
+    """``https://host:port/path`` → ``host:port`` (what uv's messages name)."""
+    return url.split("://", 1)[-1].split("/", 1)[0]
 
 
 def parse_lock(text: str) -> dict[str, str]:
@@ -211,17 +229,22 @@ class EnvBuilder:
             str(interpreter),
             "--no-header",
             "--prerelease",
-            "allow" if combo.nightly else "if-necessary-or-explicit",
+            "allow" if combo.extra_index else "if-necessary-or-explicit",
             # uv prefers the versions of an existing output file; "latest" must mean latest
             "--upgrade",
             "--quiet",
         ]
         if combo.resolution != "highest":
             args += ["--resolution", combo.resolution]
-        if combo.nightly:
+        if combo.extra_index:
             # Development wheels of numpy, pandas, scipy, ... live on their own index;
             # uv must weigh both indexes' versions to pick them.
-            args += ["--extra-index-url", NIGHTLY_INDEX, "--index-strategy", "unsafe-best-match"]
+            args += [
+                "--extra-index-url",
+                combo.extra_index,
+                "--index-strategy",
+                "unsafe-best-match",
+            ]
         args += binary_args(combo)
         if combo.as_of:
             cutoff = dt.datetime.combine(
@@ -234,7 +257,9 @@ class EnvBuilder:
         if proc.returncode != 0:
             message = _uv_message(proc)
             if _UNREACHABLE.search(message):
-                message = f"package index unreachable ({self.index.url}): {message}"
+                extra = combo.extra_index
+                url = extra if extra and _host(extra) in message else self.index.url
+                message = f"package index unreachable ({url}): {message}"
                 raise _BuildError("resolve", message, unreachable=True)
             raise _BuildError("resolve", message)
         lock = target.read_text(encoding="utf-8")
@@ -260,6 +285,10 @@ class EnvBuilder:
         When the index cannot be reached, the last resolution of the same request is
         used if its env is still here: the combo runs, with a note saying so.
         """
+        info, lock = self._build(combo, lock)
+        return replace(info, lane=lane_kind(combo)), lock
+
+    def _build(self, combo: Combo, lock: str = "") -> tuple[EnvInfo, str]:
         start = time.monotonic()
         as_of = combo.as_of.isoformat() if combo.as_of else ""
         try:

@@ -14,6 +14,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from harness import trends
 from harness.errors import UsageError
 from harness.results import Status
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
     from harness.rundir import RunDir
 
-SCHEMA_VERSION = 2  # 2: releases_seen
+SCHEMA_VERSION = 3  # 2: releases_seen; 3: model_rates
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -39,6 +40,10 @@ CREATE TABLE IF NOT EXISTS outcomes (
     PRIMARY KEY (run_id, combo, problem_id, source, attempt)
 );
 CREATE INDEX IF NOT EXISTS outcomes_by_problem ON outcomes (problem_id, source, combo);
+CREATE TABLE IF NOT EXISTS model_rates (
+    run_id TEXT, model TEXT, combo TEXT, ran INTEGER, passed INTEGER, candidates INTEGER,
+    stale INTEGER, PRIMARY KEY (run_id, model, combo)
+);
 CREATE TABLE IF NOT EXISTS releases_seen (
     package TEXT, version TEXT, uploaded TEXT, first_seen TEXT, PRIMARY KEY (package, version)
 );
@@ -190,8 +195,9 @@ def record(db: sqlite3.Connection, run: RunDir) -> None:
     manifest = run.read_manifest()
     combos = run.known_combos(manifest)
     run_id = run.run_id
+    outcomes = run.read_all()
     with db:
-        for table in ("runs", "envs", "outcomes"):
+        for table in ("runs", "envs", "outcomes", "model_rates"):
             db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))  # noqa: S608 - fixed names
         order = db.execute("SELECT COALESCE(MAX(recorded_order), 0) + 1 FROM runs").fetchone()[0]
         db.execute(
@@ -232,7 +238,17 @@ def record(db: sqlite3.Connection, run: RunDir) -> None:
                     json.dumps([[w.category, w.message, w.module] for w in o.warnings]),
                     o.duration_s,
                 )
-                for o in run.read_all()
+                for o in outcomes
+            ],
+        )
+        # the stale rates need the run's era order and stale answers: its summary.json
+        summary = run.read_summary() or {}
+        order = summary.get("era_order") or combos
+        db.executemany(
+            "INSERT OR REPLACE INTO model_rates VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (run_id, *row)
+                for row in trends.model_rates(outcomes, order, trends.stale_lists(summary))
             ],
         )
 
@@ -340,7 +356,16 @@ def default_path(results_root: Path) -> Path:
 
 def record_and_diff(run: RunDir, history: Path) -> Changes | None:
     """Record ``run`` and return what changed since the run recorded before it."""
+    return record_night(run, history)[0]
+
+
+def record_night(
+    run: RunDir, history: Path, nights: int = trends.DEFAULT_NIGHTS
+) -> tuple[Changes | None, trends.Trends | None]:
+    """Record ``run``; return what changed since the run recorded before it, and the
+    trends of the last ``nights`` runs up to it."""
     with closing(connect(history)) as db:
         record(db, run)
         before = previous(db, run.run_id)
-        return diff(db, before, run.run_id) if before else None
+        changes = diff(db, before, run.run_id) if before else None
+        return changes, trends.read(db, run.run_id, nights)

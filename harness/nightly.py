@@ -13,9 +13,11 @@ whole path runs the same on one machine:
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from harness import shards as shards_mod
+from harness import trends, upcoming
 from harness.drift import natural_key
 from harness.errors import UsageError
 from harness.history import Changes
@@ -34,12 +36,20 @@ GITHUB_JOB_LIMIT = 256  # jobs one matrix may hold
 
 
 def plan(
-    combos: Sequence[Combo], shards: int = 1, max_jobs: int = GITHUB_JOB_LIMIT
+    combos: Sequence[Combo],
+    shards: int = 1,
+    max_jobs: int = GITHUB_JOB_LIMIT,
+    *,
+    durations: Mapping[str, Mapping[str, float]] | None = None,
+    problems: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The job matrix: one job per (combo, shard), or groups of them above ``max_jobs``.
 
     Each job has a ``name`` (safe for artifact names) and ``runs``: space-separated
-    ``combo:I/N`` items the job runs one after the other.
+    ``combo:I/N`` items the job runs one after the other. With the ``durations`` earlier
+    nights measured (combo → problem → seconds) and the ``problems`` each combo will
+    split, each job also gets ``estimate_s``: the seconds its shards should take when
+    split by ``harness run --shard-durations`` (the same split, :func:`shards.balanced`).
     """
     if shards < 1 or max_jobs < 1:
         raise UsageError("--shards and --max-jobs must be at least 1")
@@ -48,12 +58,41 @@ def plan(
         jobs = [[r] for r in runs]
     else:
         jobs = [runs[i::max_jobs] for i in range(max_jobs)]
-    return {
-        "include": [
-            {"name": _name(job) if len(job) == 1 else f"group-{n + 1:03d}", "runs": " ".join(job)}
-            for n, job in enumerate(jobs)
-        ]
-    }
+    estimate = _estimates(combos, shards, durations or {}, problems or {})
+    include = []
+    for n, job in enumerate(jobs):
+        entry: dict[str, Any] = {
+            "name": _name(job) if len(job) == 1 else f"group-{n + 1:03d}",
+            "runs": " ".join(job),
+        }
+        if estimate:
+            entry["estimate_s"] = round(sum(estimate.get(r, 0.0) for r in job), 1)
+        include.append(entry)
+    return {"include": include}
+
+
+def _estimates(
+    combos: Sequence[Combo],
+    count: int,
+    durations: Mapping[str, Mapping[str, float]],
+    problems: Mapping[str, Sequence[str]],
+) -> dict[str, float]:
+    """``combo:I/N`` → the seconds that shard's problems took on earlier nights."""
+    out = {}
+    for combo in combos:
+        measured = durations.get(combo.id, {})
+        ids = problems.get(combo.id, ())
+        if not measured or not ids:
+            continue
+        split = shards_mod.balanced([_Id(i) for i in ids], count, measured)
+        for i, seconds in enumerate(shards_mod.loads(split, measured), start=1):
+            out[f"{combo.id}:{i}/{count}"] = seconds
+    return out
+
+
+@dataclass(frozen=True)
+class _Id:
+    id: str
 
 
 def _name(runs: Sequence[str]) -> str:
@@ -162,17 +201,28 @@ def _command(kind: str, title: str, message: str) -> str:
 
 
 def issue_text(summary: Mapping[str, Any], releases: ReleaseNews | None = None) -> str:
-    """The body of the nightly issue (``summary``: the run's summary.json): only what is
-    new since the last run, or ""."""
+    """The body of the nightly issue (``summary``: the run's summary.json): what will
+    break next (references failing only in the nightly lanes) first, then only what is
+    new since the last run and how the trends moved; "" when there is nothing to say."""
     changes = _changes(summary)
     failures = changes.new_failures if changes else ()
     warnings = changes.new_warnings if changes else ()
     new_releases = releases.new if releases else ()
-    if not (failures or warnings or new_releases):
+    coming = [upcoming.Breakage.from_dict(b) for b in summary.get("upcoming", [])]
+    moved = trend_sentences(summary)
+    if not (coming or failures or warnings or new_releases or moved):
         return ""
     lines = [f"## Nightly run `{summary.get('run_id')}`", ""]
     if changes and changes.previous:
         lines += [f"Compared with `{changes.previous}`.", ""]
+    if coming:
+        lines += [f"### What will break next ({len(coming)})", ""]
+        for group in upcoming.grouped(coming):
+            lines.append(f"- {upcoming.sentence(group)}:")
+            for b in group:
+                warned = f"; today it already warns: {b.warning[:200]}" if b.warning else ""
+                lines.append(f"  - `{b.problem_id}` — {b.error[:200]}{warned}")
+        lines.append("")
     if failures:
         lines += [f"### New failures ({len(failures)})", ""]
         lines += [
@@ -181,6 +231,8 @@ def issue_text(summary: Mapping[str, Any], releases: ReleaseNews | None = None) 
             for f in sorted(failures, key=lambda f: (f.combo, natural_key(f.problem_id)))
         ]
         lines.append("")
+    if moved:
+        lines += ["### Trends since the previous night", "", *moved, ""]
     if warnings:
         lines += [f"### New deprecation warnings ({len(warnings)})", ""]
         lines += [
@@ -197,3 +249,39 @@ def issue_text(summary: Mapping[str, Any], releases: ReleaseNews | None = None) 
         ]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+_TREND_WORDS = {
+    "stale": "stale rate",
+    "pass": "pass rate",
+    "holds": "references holding",
+}
+
+
+def trend_sentences(summary: Mapping[str, Any], threshold: float = 0.001) -> list[str]:
+    """One line per series that moved between the last two nights, with the releases
+    that moved in that combo between them (from the run's changes)."""
+    kept = summary.get("trends")
+    if not kept:
+        return []
+    found = trends.Trends.from_dict(kept)
+    if len(found.nights) < 2:
+        return []
+    changes = _changes(summary)
+    moved_in: dict[str, list[str]] = {}
+    for r in changes.releases if changes else ():
+        moved_in.setdefault(r.combo, []).append(f"{r.library} {r.before} → {r.after}")
+    previous = found.nights[-2]
+    out = []
+    for s in found.series:
+        before, after = s.values[-2], s.values[-1]
+        if before is None or after is None or abs(after - before) < threshold:
+            continue
+        verb = "rose" if after > before else "fell"
+        who = f"`{s.subject}`'s" if s.kind != "holds" else f"`{s.subject}`"
+        why = f" ({'; '.join(moved_in[s.combo])})" if s.combo in moved_in else ""
+        out.append(
+            f"- {who} {_TREND_WORDS.get(s.kind, s.kind)} in `{s.combo}` {verb} from "
+            f"{before:.1%} to {after:.1%} since `{previous}`{why}"
+        )
+    return out

@@ -149,6 +149,18 @@ LIMIT = Option(("--limit",), type=int, help="only the first N problems (after --
 SHARD = Option(
     ("--shard",), metavar="I/N", help="only shard I of N of the problems (for CI fan-out)"
 )
+SHARD_DURATIONS = Option(
+    ("--shard-durations",),
+    metavar="FILE",
+    help="with --shard: split by the seconds FILE records per problem (harness plan "
+    "--write-durations), so that the shards take about as long as each other",
+)
+NIGHTLY = Option(
+    ("--nightly",),
+    action="store_true",
+    help="run what the matrix's [nightly] table declares: its combos and lanes, problem "
+    "sets and answers directory (options given here take precedence)",
+)
 SELECT_PROBLEMS = (
     PROBLEMS,
     ANSWERS,
@@ -159,6 +171,7 @@ SELECT_PROBLEMS = (
     PROBLEM_ID,
     LIMIT,
     SHARD,
+    SHARD_DURATIONS,
 )
 
 # -- where things are ------------------------------------------------------------------------
@@ -342,7 +355,17 @@ WRITE_RELEASES = Option(
 
 # -- the nightly path: plan, merge, issue-text -----------------------------------------------
 
-SHARDS = Option(("--shards",), type=int, default=1, help="jobs per combo (default: 1)")
+SHARDS = Option(
+    ("--shards",),
+    type=int,
+    help="jobs per combo (default: [nightly].shards with --nightly, else 1)",
+)
+WRITE_DURATIONS = Option(
+    ("--write-durations",),
+    metavar="FILE",
+    help="write each problem's measured seconds per combo from --history to FILE, for the "
+    "jobs' --shard-durations; the plan's shards are balanced by them",
+)
 MAX_JOBS = Option(
     ("--max-jobs",),
     type=int,

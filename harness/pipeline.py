@@ -29,17 +29,19 @@ from harness import (
     problemsets,
     reports,
     runtime_data,
+    shards,
     spec,
     workspace,
 )
 from harness.combos import ID_PATTERN, select
 from harness.envs import EnvBuilder
-from harness.errors import RunFileError, UsageError
+from harness.errors import HarnessError, RunFileError, UsageError
 from harness.package_index import Index
 from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution
 from harness.results import OutcomeWriter, new_run_id, repair_outcomes
 from harness.rundir import RecordedOptions, RunDir, RunInputs, RunManifest
 from harness.runner import ComboRun, Execution, RunOptions, pair
+from harness.trends import DEFAULT_NIGHTS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from harness.progress import Reporter
     from harness.reports.summary import Summary
     from harness.rundir import RunRequest
-    from harness.spec import Combo, MatrixSpec
+    from harness.spec import Combo, MatrixSpec, NightlySpec
 
 DEFAULT_PROBLEMS = ("problems",)
 
@@ -79,15 +81,56 @@ def split(values: Sequence[str]) -> list[str]:
 
 
 def select_combos(
-    matrix: str, ids: Sequence[str] = (), keyword: str | None = None, tags: Sequence[str] = ()
+    matrix: str,
+    ids: Sequence[str] = (),
+    keyword: str | None = None,
+    tags: Sequence[str] = (),
+    *,
+    nightly: bool = False,
 ) -> tuple[MatrixSpec, list[Combo]]:
-    """The matrix file ``matrix`` and its combos chosen by id or glob, substring and tag."""
+    """The matrix file ``matrix`` and its combos chosen by id or glob, substring and tag.
+
+    The nightly lanes (``[nightly.lanes]``) are chosen only by name, or with ``nightly``:
+    then the selection starts from what ``[nightly]`` declares, the combos it names and
+    every lane."""
     loaded = spec.load(matrix)
-    chosen = select(loaded.combos, split(ids), keyword, tags)
+    names = split(ids)
+    pool: Sequence[Combo] = loaded.combos
+    if nightly and not names:
+        declared = loaded.nightly.combos
+        pool = [*(select(loaded.combos, declared) if declared else loaded.combos), *loaded.lanes]
+    elif names:
+        pool = [*loaded.combos, *loaded.lanes]
+    chosen = select(pool, names, keyword, tags)
     if not chosen:
         known = ", ".join(c.id for c in loaded.combos)
+        if loaded.lanes:
+            known += "; lanes: " + ", ".join(c.id for c in loaded.lanes)
         raise UsageError(f"no combo matches the selection (combos: {known})")
     return loaded, chosen
+
+
+def nights_of(run: RunDir) -> int:
+    """How many nights the trends of ``run`` look back over: its matrix's
+    ``[nightly].nights`` when the matrix can still be read, else the default."""
+    manifest = run.read_manifest()
+    try:
+        if manifest is None or not manifest.matrix:
+            return DEFAULT_NIGHTS
+        return spec.load(manifest.matrix).nightly.nights
+    except (HarnessError, OSError):
+        return DEFAULT_NIGHTS
+
+
+def nightly_request(request: RunRequest, night: NightlySpec) -> RunRequest:
+    """``request`` with what ``[nightly]`` declares where the command line gave nothing:
+    the problem sets, the answers directory's files and whether idioms run."""
+    return replace(
+        request,
+        problems=request.problems or night.problems,
+        answers=request.answers or tuple(night.answer_files()),
+        idioms=request.idioms and night.idioms,
+    )
 
 
 def _resolve(locations: Sequence[str]) -> list[Path]:
@@ -175,7 +218,11 @@ def plan(
 ) -> Job:
     """The job ``request`` asks for, its results in ``results/<run_id>``; every mistake in
     it is found here, before any work (a UsageError, a SpecError, a ProblemError)."""
-    matrix, combos = select_combos(request.matrix, request.combos, request.keyword, request.tag)
+    matrix, combos = select_combos(
+        request.matrix, request.combos, request.keyword, request.tag, nightly=request.nightly
+    )
+    if request.nightly:
+        request = nightly_request(request, matrix.nightly)
     if jobs < 1 or request.repeat < 1:
         raise UsageError("--jobs and --repeat must be at least 1")
     locations = request.problems or DEFAULT_PROBLEMS
@@ -186,9 +233,16 @@ def plan(
     )
     if request.shard:
         try:
-            chosen = problemsets.shard(chosen, *problemsets.parse_shard(request.shard))
+            index, count = problemsets.parse_shard(request.shard)
         except ValueError as exc:
             raise UsageError(f"--shard {exc}") from None
+        if request.shard_durations:
+            if len(combos) != 1:
+                raise UsageError("--shard-durations shards one combo: name it with --combos")
+            durations = shards.read(Path(request.shard_durations)).get(combos[0].id, {})
+            chosen = shards.balanced(chosen, count, durations)[index - 1]
+        else:
+            chosen = problemsets.shard(chosen, index, count)
     if not chosen:
         raise UsageError("no problems selected (check --library, --problem-id, --limit, --shard)")
     solutions = load_solutions(
@@ -454,9 +508,9 @@ def _run(job: Job, reporter: Reporter) -> Summary:
         analyse(job, summary, builder, reporter)
         summary = reports.write_reports(job.run_dir, problems=job.problems)
     if job.history is not None:
-        changes = history.record_and_diff(job.run_dir, job.history)
-        if changes:
-            summary = reports.write_reports(job.run_dir, changes, job.problems)
+        changes, night = history.record_night(job.run_dir, job.history, job.spec.nightly.nights)
+        if changes or night:
+            summary = reports.write_reports(job.run_dir, changes, job.problems, night)
     _mark_finished(job)
     return summary
 

@@ -10,7 +10,7 @@ and its id is ``<set>/<id within the set>``: unique across everything loaded.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from harness import formats
 from harness.errors import ProblemError
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from harness.problem import Problem
 
 CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
+
+T = TypeVar("T")
 
 
 def set_name_of(path: Path) -> str:
@@ -104,7 +106,7 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
     return problems
 
 
-def shard(problems: Sequence[Problem], index: int, count: int) -> list[Problem]:
+def shard(problems: Sequence[T], index: int, count: int) -> list[T]:
     """Shard ``index`` (1-based) of ``count``: every count-th problem, so that each shard
     gets a like mix of libraries; the same on every machine, for the same problems."""
     return [p for position, p in enumerate(problems) if position % count == index - 1]

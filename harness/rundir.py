@@ -67,6 +67,9 @@ class RunRequest:
     bisect: bool = False
     guard_allowlist: str | None = None
     guard_record: bool = False
+    # what [nightly] declares fills in the combos, problems and answers not given
+    nightly: bool = False
+    shard_durations: str | None = None  # a durations file: shards balanced by time
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(asdict(self).items())}
@@ -105,6 +108,8 @@ class RunRequest:
             bisect=given.flag("bisect", b.bisect),
             guard_allowlist=given.optional_text("guard_allowlist", b.guard_allowlist),
             guard_record=given.flag("guard_record", b.guard_record),
+            nightly=given.flag("nightly", b.nightly),
+            shard_durations=given.optional_text("shard_durations", b.shard_durations),
         )
 
 

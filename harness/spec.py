@@ -20,7 +20,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from harness.combos import ID_PATTERN, MAX_ID_LENGTH, expand, make_id, slug
+from harness.combos import ID_PATTERN, MAX_ID_LENGTH, expand, make_id, select, slug
 from harness.errors import SpecError
 from harness.interpreters import SUPPORTED_PYTHONS
 from harness.libraries import BY_KEY, LIBRARIES, lookup
@@ -37,7 +37,16 @@ MIN_PYTHON = Version(SUPPORTED_PYTHONS[0])  # the env-side runner's floor
 _NUMBER_VALUE = re.compile(
     r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=\s*([+-]?\d[\d_]*(?:\.[\d_]+)?)\s*(?:#.*)?$"""
 )
-_COMBO_KEYS = ("python", "as_of", "extras", "packages", "tags", "description", "nightly")
+_COMBO_KEYS = (
+    "python",
+    "as_of",
+    "extras",
+    "packages",
+    "tags",
+    "description",
+    "nightly",
+    "extra_index_url",
+)
 NIGHTLY_INDEX = "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
 _MATRIX_KEYS = (
     "baseline",
@@ -51,7 +60,8 @@ _MATRIX_KEYS = (
 )
 _AXIS_KEYS = ("python", "as_of", "extras", "packages", "tags", "include", "exclude", "nightly")
 _TIMELINE_KEYS = ("start", "end", "every", "libraries", "python", "extras", "packages", "tags")
-_TABLES = ("matrix", "combos", "axes", "timeline")
+_NIGHTLY_KEYS = ("problems", "answers", "idioms", "combos", "shards", "nights", "lanes")
+_TABLES = ("matrix", "combos", "axes", "timeline", "nightly")
 
 
 class VersionKind(enum.Enum):
@@ -101,6 +111,8 @@ class Combo:
     resolution: str = "highest"
     # Also resolve from the scientific-python nightly wheels index (development builds).
     nightly: bool = False
+    # A second index to resolve from (the nightly wheels' own, unless given); with nightly
+    extra_index_url: str | None = None
     # Every package from wheels, not only the seven libraries: an extra without a wheel
     # for this Python is left out of the env (and recorded), never compiled.
     wheels_only: bool = False
@@ -111,8 +123,48 @@ class Combo:
         return next((lib for lib in self.libraries if lib.library == key), None)
 
     @property
+    def extra_index(self) -> str | None:
+        """The index besides the main one this combo resolves from, if any."""
+        return self.extra_index_url or (NIGHTLY_INDEX if self.nightly else None)
+
+    @property
+    def lane(self) -> bool:
+        """A nightly lane: run by ``--nightly`` or by name, never by default."""
+        return self.origin.startswith("nightly.")
+
+    @property
     def library_keys(self) -> tuple[str, ...]:
         return tuple(lib.library for lib in self.libraries)
+
+
+@dataclass(frozen=True)
+class NightlySpec:
+    """What the nightly workflow runs (``[nightly]``): problem sets, the models' answers
+    found in a directory, the matrix's combos to run, and the lanes only nights run."""
+
+    problems: tuple[str, ...] = ("problems",)
+    answers: Path | None = None  # a directory of <model>.jsonl; None: no models
+    answers_required: bool = False  # named in the file: it must exist
+    idioms: bool = True
+    combos: tuple[str, ...] = ()  # ids or globs of [combos]/[axes]/[timeline]; (): all
+    shards: int = 1
+    nights: int = 14  # how many nights the trends look back over
+    lanes: tuple[Combo, ...] = ()
+    where: tuple[str, int | None] = ("matrix.toml", None)  # of ``answers``, for errors
+
+    def answer_files(self) -> list[str]:
+        """``NAME=PATH`` for every ``*.jsonl`` of the answers directory, in name order; the
+        model is the file's name without ``.jsonl`` and a trailing ``-answers``."""
+        folder = self.answers
+        if folder is None or not folder.is_dir():
+            if folder is not None and self.answers_required:
+                file, line = self.where
+                raise SpecError(file, "nightly.answers", f"{folder}: no such directory", line=line)
+            return []
+        return [
+            f"{path.name.removesuffix('.jsonl').removesuffix('-answers')}={path}"
+            for path in sorted(folder.glob("*.jsonl"))
+        ]
 
 
 @dataclass(frozen=True)
@@ -122,10 +174,16 @@ class MatrixSpec:
     baseline: str
     timeout: float = DEFAULT_TIMEOUT
     index_url: str | None = None
+    nightly: NightlySpec = field(default_factory=NightlySpec)
     by_id: Mapping[str, Combo] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by_id", {c.id: c for c in self.combos})
+        every = (*self.combos, *self.nightly.lanes)
+        object.__setattr__(self, "by_id", {c.id: c for c in every})
+
+    @property
+    def lanes(self) -> tuple[Combo, ...]:
+        return self.nightly.lanes
 
 
 def parse_constraint(text: str) -> VersionKind:
@@ -287,6 +345,67 @@ class _Parser:
         return f"{name!r} is not one of {', '.join(lib.key for lib in LIBRARIES)}"
 
     # -- tables -------------------------------------------------------------------
+    def url(self, value: Any, keys: Sequence[str], what: str) -> str:
+        text = self.string(value, keys, what)
+        if not re.match(r"^(https?|file)://[^\s]+$", text):
+            raise self.fail(keys, what, f"{text!r} is not an http(s) or file URL")
+        return text
+
+    def positive(self, value: Any, keys: Sequence[str], what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.fail(
+                keys, what, f"expected a whole number of at least 1, got {_describe(value)}"
+            )
+        return value
+
+    def nightly(self, table: dict[str, Any], defaults: _Defaults, base: Path) -> NightlySpec:
+        """``[nightly]``; its ``[nightly.lanes.<id>]`` are combos like ``[combos.<id>]``."""
+        for key in table:
+            if key not in _NIGHTLY_KEYS:
+                self.unknown_key(key, _NIGHTLY_KEYS, ("nightly", key), "[nightly]", libraries=False)
+        out = NightlySpec()
+        if "problems" in table:
+            problems = self.strings(table["problems"], ("nightly", "problems"), "nightly.problems")
+            if not problems:
+                raise self.fail(("nightly", "problems"), "nightly.problems", "empty list")
+            out = replace(out, problems=problems)
+        if "answers" in table:
+            folder = self.string(table["answers"], ("nightly", "answers"), "nightly.answers")
+            out = replace(
+                out,
+                answers=base / folder,
+                answers_required=True,
+                where=(self.doc.display, self.doc.line_of("nightly", "answers")),
+            )
+        else:
+            out = replace(out, answers=base / "answers")
+        if "idioms" in table:
+            out = replace(out, idioms=self.boolean(table["idioms"], ("nightly", "idioms")))
+        if "combos" in table:
+            out = replace(
+                out, combos=self.strings(table["combos"], ("nightly", "combos"), "nightly.combos")
+            )
+        if "shards" in table:
+            out = replace(
+                out, shards=self.positive(table["shards"], ("nightly", "shards"), "nightly.shards")
+            )
+        if "nights" in table:
+            out = replace(
+                out, nights=self.positive(table["nights"], ("nightly", "nights"), "nightly.nights")
+            )
+        lanes = []
+        for name, lane in self.table(
+            table.get("lanes", {}), ("nightly", "lanes"), "[nightly.lanes]"
+        ).items():
+            keys = ("nightly", "lanes", name)
+            where = f"lane {name!r}"
+            lane_table = self.table(lane, keys, where)
+            if not ID_PATTERN.match(name) or len(name) > MAX_ID_LENGTH:
+                raise self.fail(keys, where, "id must be lower-case letters, digits and '-'")
+            combo = self.combo(name, lane_table, defaults, keys, where, f"nightly.lanes.{name}")
+            lanes.append(replace(combo, tags=(*combo.tags, "lane")))
+        return replace(out, lanes=tuple(lanes))
+
     def table(self, value: Any, keys: Sequence[str], what: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(keys, what, f"expected a table, got {_describe(value)}")
@@ -345,6 +464,13 @@ class _Parser:
                 f"{where}.nightly",
                 f"expected true or false, got {_describe(nightly)}",
             )
+        extra_index_url = (
+            self.url(
+                table["extra_index_url"], (*keys, "extra_index_url"), f"{where}.extra_index_url"
+            )
+            if "extra_index_url" in table
+            else None
+        )
         return Combo(
             combo_id,
             python,
@@ -355,6 +481,7 @@ class _Parser:
             description,
             origin,
             nightly=nightly,
+            extra_index_url=extra_index_url,
             wheels_only=defaults.wheels_only,
             build_from_source=defaults.build_from_source,
         )
@@ -531,12 +658,17 @@ def load(
             None,
             "no combos: add a [combos.<id>], [axes.<name>] or [timeline.<name>] table",
         )
+    night = p.nightly(
+        p.table(doc.data.get("nightly", {}), ("nightly",), "[nightly]"),
+        defaults,
+        Path(path).parent,
+    )
     seen: dict[str, str] = {}
-    for combo in combos:
+    for combo in (*combos, *night.lanes):
         if combo.id in seen:
             raise p.fail(
                 combo.origin.split("."),
-                f"combo {combo.id!r}",
+                f"{'lane' if combo.lane else 'combo'} {combo.id!r}",
                 f"id is not unique (also made by {seen[combo.id]})",
             )
         seen[combo.id] = combo.origin
@@ -555,8 +687,14 @@ def load(
     index_url = None
     if "index_url" in matrix:
         index_url = p.string(matrix["index_url"], ("matrix", "index_url"), "matrix.index_url")
+    for pattern in night.combos:
+        if not select(combos, [pattern]):
+            raise p.fail(("nightly", "combos"), "nightly.combos", f"{pattern!r} matches no combo")
     tagged = tuple(_with_implicit_tags(c, baseline) for c in combos)
-    return MatrixSpec(Path(path), tagged, baseline, float(timeout), index_url)
+    lanes = tuple(_with_implicit_tags(c, baseline) for c in night.lanes)
+    return MatrixSpec(
+        Path(path), tagged, baseline, float(timeout), index_url, replace(night, lanes=lanes)
+    )
 
 
 def _with_implicit_tags(combo: Combo, baseline: str) -> Combo:
@@ -565,8 +703,10 @@ def _with_implicit_tags(combo: Combo, baseline: str) -> Combo:
     if combo.id == baseline:
         tags.append("baseline")
     dated = combo.origin.startswith("timeline.")  # its "latest" is that day's
-    if not dated and any(
-        lib.kind in (VersionKind.LATEST, VersionKind.PRE) for lib in combo.libraries
+    if (
+        not dated
+        and not combo.lane
+        and any(lib.kind in (VersionKind.LATEST, VersionKind.PRE) for lib in combo.libraries)
     ):
         tags.append("latest")
     if any(lib.kind is VersionKind.PRE for lib in combo.libraries):

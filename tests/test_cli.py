@@ -49,7 +49,8 @@ def test_bad_problem_file_is_one_line_and_status_2(write: Writer, tmp_path: Path
 def test_no_matching_combo(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["combos", "--combos", "nope"]) == 2
     assert capsys.readouterr().err == (
-        "error: harness: no combo matches the selection (combos: ds1000-2022, ds1000-2024, latest)\n"
+        "error: harness: no combo matches the selection "
+        "(combos: ds1000-2022, ds1000-2024, latest; lanes: pre, nightly-wheels)\n"
     )
 
 

@@ -395,3 +395,112 @@ def test_nightly_must_be_a_boolean(write: Writer) -> None:
         SpecError, match=r"^m.toml:3: combo 'a'.nightly: expected true or false, got str 'yes'$"
     ):
         load(path, display="m.toml")
+
+
+def test_the_embedded_nightly_declares_problem_sets_and_two_lanes() -> None:
+    spec = load(ROOT / "matrix.toml")
+    night = spec.nightly
+    assert night.problems == ("problems", "ds1000") and night.shards == 1 and night.nights == 14
+    assert night.answers == ROOT / "answers" and not night.answers_required
+    pre, wheels = spec.lanes
+    assert (pre.id, wheels.id) == ("pre", "nightly-wheels")
+    assert all(lib.kind is VersionKind.PRE for lib in pre.libraries) and len(pre.libraries) == 7
+    assert wheels.nightly and wheels.extra_index == envs_index()
+    assert "lane" in pre.tags and "latest" not in pre.tags and "pre" in pre.tags
+    # lanes are not combos: a plain run never builds them, naming one finds it
+    assert [c.id for c in spec.combos] == ["ds1000-2022", "ds1000-2024", "latest"]
+    assert spec.by_id["pre"] is pre
+
+
+def envs_index() -> str:
+    return "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
+
+
+def test_nightly_table_fields(write: Writer) -> None:
+    path = write(
+        "m.toml",
+        """
+        [combos.a]
+        python = "3.11"
+        [combos.b]
+        python = "3.12"
+        [nightly]
+        problems = ["problems", "ds1000"]
+        answers = "models"
+        idioms = false
+        combos = ["b"]
+        shards = 3
+        nights = 5
+        [nightly.lanes.dev]
+        python = "3.12"
+        numpy = "latest"
+        nightly = true
+        extra_index_url = "http://127.0.0.1:9/simple"
+        """,
+    )
+    spec = load(path)
+    night = spec.nightly
+    assert (night.problems, night.idioms, night.combos) == (("problems", "ds1000"), False, ("b",))
+    assert (night.shards, night.nights, night.answers) == (3, 5, path.parent / "models")
+    (dev,) = spec.lanes
+    assert dev.extra_index == "http://127.0.0.1:9/simple" and dev.lane
+    assert "nightly" in dev.tags and "lane" in dev.tags
+
+
+def test_the_answers_folder_names_the_models(write: Writer) -> None:
+    path = write("m.toml", '[combos.a]\npython = "3.11"\n[nightly]\nanswers = "answers"\n')
+    with pytest.raises(
+        SpecError, match=r"^m.toml:4: nightly.answers: .*answers: no such directory$"
+    ):
+        load(path, display="m.toml").nightly.answer_files()
+    write("answers/gpt-x-answers.jsonl", "")
+    write("answers/coder.jsonl", "")
+    write("answers/notes.txt", "")
+    folder = path.parent / "answers"
+    assert load(path).nightly.answer_files() == [
+        f"coder={folder / 'coder.jsonl'}",
+        f"gpt-x={folder / 'gpt-x-answers.jsonl'}",
+    ]
+    # left out of the file: an absent answers/ folder just means no models
+    bare = write("n.toml", '[combos.a]\npython = "3.11"\n')
+    (folder / "coder.jsonl").unlink()
+    (folder / "gpt-x-answers.jsonl").unlink()
+    assert load(bare).nightly.answer_files() == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[nightly]\nshard = 2\n",
+            "m.toml:4: [nightly]: unknown key 'shard' (did you mean 'shards'?)",
+        ),
+        (
+            "[nightly]\nshards = 0\n",
+            "m.toml:4: nightly.shards: expected a whole number of at least 1, got int 0",
+        ),
+        (
+            "[nightly]\nnights = true\n",
+            "m.toml:4: nightly.nights: expected a whole number of at least 1, got boolean true",
+        ),
+        ("[nightly]\nproblems = []\n", "m.toml:4: nightly.problems: empty list"),
+        ("[nightly]\ncombos = ['lates*']\n", "m.toml:4: nightly.combos: 'lates*' matches no combo"),
+        (
+            "[nightly.lanes.a]\npython = '3.11'\nnumpy = 'pre'\n",
+            "m.toml:3: lane 'a': id is not unique (also made by combos.a)",
+        ),
+        (
+            "[nightly.lanes.dev]\npython = '3.11'\nextra_index_url = 'ftp://x'\n",
+            "m.toml:5: lane 'dev'.extra_index_url: 'ftp://x' is not an http(s) or file URL",
+        ),
+        (
+            "[nightly.lanes.Dev]\n",
+            "m.toml:3: lane 'Dev': id must be lower-case letters, digits and '-'",
+        ),
+    ],
+)
+def test_nightly_mistakes_give_one_located_line(write: Writer, text: str, message: str) -> None:
+    path = write("m.toml", '[combos.a]\npython = "3.11"\n' + text)
+    with pytest.raises(SpecError) as info:
+        load(path, display="m.toml")
+    assert str(info.value) == message

@@ -13,10 +13,11 @@ from harness.errors import HarnessError
 from harness.history import Changes
 from harness.problem import MODEL_PREFIX
 from harness.repair import table as repair_table
-from harness.reports import exports, html, junit, markdown, timeline
+from harness.reports import exports, html, junit, markdown, timeline, trend_chart
 from harness.reports.idioms import ChangeNote, notes_of
 from harness.reports.summary import ModelReport, Summary, summarise
 from harness.results import Outcome, write_json
+from harness.trends import Trends
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,7 +29,10 @@ __all__ = ["Summary", "write_reports"]
 
 
 def write_reports(
-    run: RunDir, changes: Changes | None = None, problems: Sequence[Problem] | None = None
+    run: RunDir,
+    changes: Changes | None = None,
+    problems: Sequence[Problem] | None = None,
+    night_trends: Trends | None = None,
 ) -> Summary:
     """(Re)write every report of ``run`` from its results files.
 
@@ -44,6 +48,8 @@ def write_reports(
     baseline = (manifest.baseline if manifest else None) or (combos[0] if combos else "")
     if changes is None:
         changes = _kept_changes(run)
+    if night_trends is None:
+        night_trends = _kept_trends(run)
     notes = notes_of(problems) if problems is not None else _kept_notes(run, manifest)
     summary = summarise(
         run.run_id, baseline, combos, envs, outcomes, run.read_analysis(), changes, notes
@@ -59,6 +65,10 @@ def write_reports(
         svg = timeline.figure_svg(dated, run.root / timeline.PNG, run.root / timeline.SVG)
         write_json(run.root / timeline.JSON, dated.to_dict())
         summary = replace(summary, timeline=dated, timeline_svg=svg)
+    if night_trends is not None:
+        summary = replace(
+            summary, trends=night_trends, trends_svg=trend_chart.figure_svg(night_trends)
+        )
     by_combo: dict[str, list[Outcome]] = {c: [] for c in combos}
     for o in outcomes:
         by_combo.setdefault(o.combo, []).append(o)
@@ -74,6 +84,13 @@ def write_reports(
     run.report_html.write_text(html.render(summary, outcomes), "utf-8", "backslashreplace")
     exports.write(run, outcomes)
     return summary
+
+
+def _kept_trends(run: RunDir) -> Trends | None:
+    """The trends the run's last summary.json kept, if any."""
+    summary = run.read_summary()
+    kept = summary.get("trends") if summary else None
+    return Trends.from_dict(kept) if kept else None
 
 
 def _kept_changes(run: RunDir) -> Changes | None:

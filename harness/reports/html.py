@@ -14,11 +14,13 @@ import html
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from harness import upcoming
 from harness.causes import site
 from harness.drift import natural_key
 from harness.libraries import LIBRARIES
 from harness.problem import REFERENCE
 from harness.repair.table import VERDICTS
+from harness.reports import trend_chart
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND, OLD
 from harness.reports.timeline import half_life as timeline_half_life
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
     from harness.reports.summary import Summary
     from harness.reports.timeline import Timeline
     from harness.results import Outcome
+    from harness.trends import Trends
+    from harness.upcoming import Breakage
 
 COLOURS = {
     Status.PASS.value: "#2e9e5b",
@@ -143,6 +147,7 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         + " → ".join(f"<code>{_e(c)}</code>" for c in order)
         + "</p>",
         *render_glance(summary),
+        *(render_upcoming(summary.upcoming) if summary.upcoming else []),
     ]
     present = {k for c in summary.combos for k in c.env.library_versions()}
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
@@ -301,6 +306,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         out += render_validity(summary)
     if summary.timeline is not None:
         out += render_timeline(summary.timeline, summary.timeline_svg)
+    if summary.trends is not None and summary.trends.series:
+        out += render_trends(summary.trends, summary.trends_svg)
 
     changed = _changed_outcomes(outcomes, order)
     if changed:
@@ -375,6 +382,28 @@ def render_repairs(repairs: RepairTable) -> list[str]:
             for m in repairs.models
         ]
         out.append(_table(["model", "stale rate", "API-stale rate", "rewritten"], rows))
+    return out
+
+
+def render_upcoming(found: Sequence[Breakage]) -> list[str]:
+    out = ["<h2>What will break next: references that fail only in the nightly lanes</h2>"]
+    for group in upcoming.grouped(found):
+        out.append(f"<p>{_e(upcoming.sentence(group))}:</p>")
+        rows = [
+            [f"<code>{_e(b.problem_id)}</code>", _e(b.error), _e(b.warning or "–")] for b in group
+        ]
+        out.append(_table(["problem", "error in the lane", "warning today"], rows))
+    return out
+
+
+def render_trends(t: Trends, svg: str) -> list[str]:
+    header = ["series", *(_e(trend_chart.night_label(t, i)) for i in range(len(t.nights)))]
+    rows = [
+        [_e(trend_chart.label(s)), *(_e(trend_chart.cell(v)) for v in s.values)] for s in t.series
+    ]
+    out = [f"<h2>Trends over the last {len(t.nights)} nights</h2>", _table(header, rows)]
+    if svg:
+        out.append(f'<div class="trends">{svg}</div>')
     return out
 
 

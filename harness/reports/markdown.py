@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from harness import upcoming
 from harness.causes import site
 from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.releases import markdown as releases_markdown
 from harness.repair import table as repair_table
+from harness.reports import trend_chart
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
@@ -27,12 +29,15 @@ if TYPE_CHECKING:
     from harness.reports.idioms import IdiomStory
     from harness.reports.summary import Summary
     from harness.reports.timeline import Timeline
+    from harness.trends import Trends
+    from harness.upcoming import Breakage
 
 _STATUSES = [s.value for s in Status]
 _CLASSES = [c.value for c in DriftClass]
 _MAX_CELL = 160
 _MAX_WARNING_ROWS = 30
 _MAX_VALIDITY_ROWS = 100
+_TREND_COLUMNS = 7  # the markdown table shows the last week; summary.json keeps them all
 
 
 def _cell(text: str, limit: int = _MAX_CELL) -> str:
@@ -95,6 +100,8 @@ def render(summary: Summary) -> str:
     )
     out += ["", f"Era order: {' → '.join(f'`{c}`' for c in summary.order)}"]
     out += ["", *render_glance(glance(summary))]
+    if summary.upcoming:
+        out += ["", *render_upcoming(summary.upcoming)]
     out += ["", "## Environments", ""]
     present = {k for c in summary.combos for k in c.env.library_versions()}
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
@@ -137,6 +144,8 @@ def render(summary: Summary) -> str:
 
     if summary.models:
         out += ["", *render_models(summary), ""]
+    if summary.trends is not None and summary.trends.series:
+        out += ["", *render_trends(summary.trends)]
     if summary.stories:
         out += ["", *render_idioms(summary.stories)]
     out += ["", "## Drifted problems (the reference passes in one era, fails in a later one)", ""]
@@ -197,6 +206,38 @@ def render(summary: Summary) -> str:
     if summary.releases:
         out += ["", *releases_markdown(summary.releases)]
     return "\n".join(out) + "\n"
+
+
+def render_upcoming(found: Sequence[Breakage]) -> list[str]:
+    """Breakage before it ships: references that hold today and fail in a lane."""
+    out = ["## What will break next: references that fail only in the nightly lanes", ""]
+    for group in upcoming.grouped(found):
+        out.append(f"- {upcoming.sentence(group)}:")
+        for b in group:
+            warned = f"; today it already warns: {_cell(b.warning, 160)}" if b.warning else ""
+            out.append(f"  - `{b.problem_id}` — {_cell(b.error, 160)}{warned}")
+    return out
+
+
+def render_trends(t: Trends) -> list[str]:
+    """The small table of the last nights: one row per series, one column per night."""
+    shown = range(max(0, len(t.nights) - _TREND_COLUMNS), len(t.nights))
+    out = [f"## Trends over the last {len(t.nights)} nights", ""]
+    header = ["series", *(f"`{trend_chart.night_label(t, i)}`" for i in shown)]
+    rows = [
+        [trend_chart.label(s), *(trend_chart.cell(s.values[i]) for i in shown)] for s in t.series
+    ]
+    out += _table(header, rows)
+    if t.first_seen:
+        out += ["", "References failing tonight, and the first night of that streak:", ""]
+        out += _table(
+            ["combo", "problem", "failing since"],
+            [
+                [f"`{f.combo}`", f"`{f.problem_id}`", f"`{f.night}` {f.started[:10]}".strip()]
+                for f in t.first_seen[:_MAX_WARNING_ROWS]
+            ],
+        )
+    return out
 
 
 def render_timeline(t: Timeline) -> list[str]:

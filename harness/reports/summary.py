@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness import upcoming
 from harness.causes import site
 from harness.drift import DriftClass, Trajectory, WarningGroup, era_order, trajectories, will_break
 from harness.envs import EnvInfo
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from harness.repair.table import RepairTable
     from harness.reports.timeline import Timeline
     from harness.staleness import ModelStaleness
+    from harness.trends import Trends
+    from harness.upcoming import Breakage
 
 # Classes that have a pass → fail step worth a row in the drift table.
 DRIFTING = (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE)
@@ -77,6 +80,9 @@ class Summary:
     validity: Sequence[Validity] = ()  # each reference's validity range per library
     timeline: Timeline | None = None  # dated combos: each model's vintage, the decay
     timeline_svg: str = field(default="", repr=False)  # its curves, for report.html
+    upcoming: Sequence[Breakage] = ()  # references that hold today and fail in a lane
+    trends: Trends | None = None  # the last nights, from the history
+    trends_svg: str = field(default="", repr=False)  # their chart, for report.html
 
     def finding(self, t: Trajectory) -> Finding | None:
         """The analysis of a drifted trajectory, when the run was bisected."""
@@ -108,6 +114,7 @@ class Summary:
                     "env_error": f"{c.env.stage}: {c.env.error}" if not c.env.ok else None,
                     "reused": c.env.reused,
                     "build_s": c.env.build_s,
+                    "lane": c.env.lane,
                     "counts": {s: dict(n) for s, n in c.counts.items()},
                     "pass_rate": {s: c.pass_rate(s) for s in c.counts},
                 }
@@ -131,6 +138,8 @@ class Summary:
             **({"notes": [n.to_dict() for n in self.notes]} if self.notes else {}),
             **({"idioms": [s.to_dict() for s in self.stories]} if self.stories else {}),
             **({"timeline": self.timeline.to_dict()} if self.timeline else {}),
+            **({"upcoming": [b.to_dict() for b in self.upcoming]} if self.upcoming else {}),
+            **({"trends": self.trends.to_dict()} if self.trends else {}),
         }
 
 
@@ -206,4 +215,5 @@ def summarise(
         notes=kept,
         stories=stories(found, kept, analysed),
         validity=validities(found, analysed),
+        upcoming=upcoming.find(outcomes, envs, order),
     )
