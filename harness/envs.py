@@ -177,6 +177,16 @@ class EnvBuilder:
         self.log = log or (lambda _msg: None)
         self.uv = uv_binary()
 
+    def _newest_or_pre(self, package: str, fallback: str, python: str, combo: Combo) -> str:
+        """``package>=V``, V its newest release or pre-release with a wheel here (as of the
+        combo's date). uv takes pre-releases of a package only when a requirement names
+        one; a bound below every release (``>=0.0.0a0``) no longer counts as naming one."""
+        try:
+            found = self.index.versions_with_wheels(package, python, pre=True, as_of=combo.as_of)
+        except IndexUnavailableError:
+            return fallback  # resolved without the index's view: uv says what it can
+        return f"{package}>={found[-1]}" if found else fallback
+
     def _uv(self, *args: str, timeout: float = 3600) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
         env.pop("VIRTUAL_ENV", None)
@@ -193,6 +203,8 @@ class EnvBuilder:
                 except (IndexUnavailableError, LookupError) as exc:
                     raise _BuildError("resolve", f"{lib.library} = 'oldest': {exc}") from None
                 reqs.append(f"{lib.package}=={version}")
+            elif lib.kind is VersionKind.PRE:
+                reqs.append(self._newest_or_pre(lib.package, lib.requirement(), python, combo))
             else:
                 reqs.append(lib.requirement())
         reqs.extend(combo.extras)

@@ -122,12 +122,20 @@ def nights_of(run: RunDir) -> int:
         return DEFAULT_NIGHTS
 
 
-def nightly_request(request: RunRequest, night: NightlySpec) -> RunRequest:
+def nightly_request(request: RunRequest, night: NightlySpec, base: Path) -> RunRequest:
     """``request`` with what ``[nightly]`` declares where the command line gave nothing:
-    the problem sets, the answers directory's files and whether idioms run."""
+    the problem sets (a relative path is relative to the matrix file, ``base``), the
+    answers directory's files and whether idioms run."""
+
+    def located(location: str) -> str:
+        if location in downloads.NAMED or downloads.is_url(location):
+            return location
+        path = Path(location)
+        return location if path.is_absolute() or base == Path() else str(base / path)
+
     return replace(
         request,
-        problems=request.problems or night.problems,
+        problems=request.problems or tuple(located(p) for p in night.problems),
         answers=request.answers or tuple(night.answer_files()),
         idioms=request.idioms and night.idioms,
     )
@@ -222,7 +230,7 @@ def plan(
         request.matrix, request.combos, request.keyword, request.tag, nightly=request.nightly
     )
     if request.nightly:
-        request = nightly_request(request, matrix.nightly)
+        request = nightly_request(request, matrix.nightly, matrix.path.parent)
     if jobs < 1 or request.repeat < 1:
         raise UsageError("--jobs and --repeat must be at least 1")
     locations = request.problems or DEFAULT_PROBLEMS

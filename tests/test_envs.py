@@ -188,6 +188,20 @@ class OldestIndex(Index):
             raise self.answer
         return self.answer
 
+    def versions_with_wheels(
+        self,
+        project: str,
+        python: str,
+        *,
+        pre: bool = False,
+        as_of: dt.date | None = None,
+        yanked: bool = False,
+    ) -> list[Version]:
+        self.asked.append((f"{project} pre={pre}", python, as_of))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return [Version("1.2.0"), Version("1.3.0rc1")]
+
 
 def test_requirements_for_each_kind_of_version(tmp_path: Path, uv: FakeUv) -> None:
     index = OldestIndex(Version("1.21.0"))
@@ -208,12 +222,18 @@ def test_requirements_for_each_kind_of_version(tmp_path: Path, uv: FakeUv) -> No
         "numpy==1.21.0",
         "pandas>=2,<3",
         "scipy",
-        "scikit-learn>=0.0.0a0",
+        # uv takes a pre-release only where a requirement names one: the newest, as of then
+        "scikit-learn>=1.3.0rc1",
         "tensorflow-cpu==2.15.0",
         "seaborn==0.13.2",
         "pillow",
     ]
-    assert index.asked == [("numpy", FULL, dt.date(2023, 1, 1))]
+    day = dt.date(2023, 1, 1)
+    assert index.asked == [("numpy", FULL, day), ("scikit-learn pre=True", FULL, day)]
+    # without the index's answer, the request is left to uv as it stands
+    offline = OldestIndex(IndexUnavailableError("https://pypi.org/simple: unreachable"))
+    pre_only = Combo("c", PY, (lib("scikit-learn", "pre"),))
+    assert EnvBuilder(tmp_path, offline).requirements(pre_only, FULL) == ["scikit-learn>=0.0.0a0"]
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import socket
 import sqlite3
 import sys
 import textwrap
@@ -216,3 +217,181 @@ def test_annotations_escape_and_cover_failures_and_drift() -> None:
             "first bad release pandas 2.0.0"
         ),
     ]
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then let go)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def test_an_unreachable_nightly_wheels_index_is_that_lanes_env_error_only(tmp_path: Path) -> None:
+    """No network: the main index is a loopback server, the nightly wheels' one is closed."""
+    dead = f"http://127.0.0.1:{closed_port()}/simple"
+    with IndexServer({}) as server:
+        (tmp_path / "matrix.toml").write_text(
+            textwrap.dedent(f"""\
+                [matrix]
+                python = "{PY}"
+                index_url = "{server.url}"
+                [combos.bare]
+                description = "no libraries: builds without any index"
+                [nightly]
+                problems = ["{ROOT / "tests" / "data" / "problems"}"]
+                [nightly.lanes.nightly-wheels]
+                nightly = true
+                extra_index_url = "{dead}"
+                numpy = "latest"
+                """)
+        )
+        harness(
+            "run",
+            "--nightly",
+            "--results",
+            str(tmp_path / "results"),
+            "--run-id",
+            "night",
+            "--env-dir",
+            str(tmp_path / "envs"),
+            "--no-history",
+            "-q",
+            cwd=tmp_path,
+        )
+    run = RunDir(tmp_path / "results" / "night")
+    envs = run.read_envs(["bare", "nightly-wheels"])
+    lane = envs["nightly-wheels"]
+    assert not lane.ok and lane.stage == "resolve" and lane.lane == "nightly wheels"
+    assert lane.error.startswith(f"package index unreachable ({dead}): ")
+    assert envs["bare"].ok  # the other combo is built and runs
+    statuses = {(o.combo, o.status.value) for o in run.read_all()}
+    assert statuses == {("bare", "skipped"), ("nightly-wheels", "env_error")}
+    summary = run.read_summary() or {}
+    assert [c["lane"] for c in summary["combos"]] == ["", "nightly wheels"]
+
+
+PANDAS_PROBLEMS = {
+    # removed in pandas 3.0 (deprecated in 2.1): passes on 2.3, fails in 3.0.0rc0
+    "applymap": ("result = df.applymap(lambda x: x * 2)", 'assert result["a"].tolist() == [2, 4]'),
+    "swapaxes": ("result = df.swapaxes(0, 1)", "assert result.shape == (1, 2)"),
+    # the new spelling: holds on both
+    "map": ("result = df.map(lambda x: x + 1)", 'assert result["a"].tolist() == [2, 3]'),
+}
+
+
+def problems_and_answers(root: Path) -> None:
+    """Three pandas problems, and a model's answers committed beside the matrix in
+    answers/: the night picks them up without being told."""
+    for name, (reference, check) in PANDAS_PROBLEMS.items():
+        path = root / "problems" / "pandas" / f"{name}.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f'library = "pandas"\nprompt = "..."\n'
+            f"setup = 'import pandas as pd; df = pd.DataFrame({{\"a\": [1, 2]}})'\n"
+            f"reference = '{reference}'\ncheck = '{check}'\n"
+        )
+    rows = [
+        {"problem_id": "problems/pandas/applymap", "code": "result = df.map(lambda x: x * 2)"},
+        {"problem_id": "problems/pandas/swapaxes", "code": "result = df.swapaxes(0, 1)"},
+        {"problem_id": "problems/pandas/map", "code": "result = df"},
+    ]
+    (root / "answers").mkdir()
+    (root / "answers" / "toy-answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.network
+def test_three_nights_with_a_pre_release_lane_that_moves(tmp_path: Path) -> None:
+    """The workflow's path by hand: a pre-release lane whose pandas moves from 2.3.3 to
+    3.0.0rc0 between nights (its `as_of` stands for the night it runs)."""
+    problems_and_answers(tmp_path)
+    history_db = tmp_path / "results" / "history.sqlite"
+    nights = (("night1", "2025-11-20"), ("night2", "2025-12-05"), ("night3", "2025-12-05"))
+    issues = {}
+    for night, as_of in nights:
+        (tmp_path / "matrix.toml").write_text(
+            textwrap.dedent(f"""\
+                [matrix]
+                python = "{PY}"
+                [combos.pd]
+                pandas = "2.3.3"
+                [nightly]
+                shards = 2
+                [nightly.lanes.pre]
+                pandas = "pre"
+                as_of = {as_of}
+                """)
+        )
+        plan = json.loads(
+            harness(
+                "plan",
+                "--nightly",
+                "--github",
+                "--history",
+                str(history_db),
+                "--write-durations",
+                "durations.json",
+                cwd=tmp_path,
+            )
+        )
+        assert [j["runs"] for j in plan["include"]] == ["pd:1/2", "pd:2/2", "pre:1/2", "pre:2/2"]
+        # from the second night on, each job carries the seconds its shard should take
+        assert all(("estimate_s" in j) == (night != "night1") for j in plan["include"])
+        artifacts = []
+        for job in plan["include"]:
+            combo, shard = job["runs"].split(":")
+            out = tmp_path / "artifacts" / night / job["name"]
+            harness(
+                "run",
+                "--nightly",
+                "--combos",
+                combo,
+                "--shard",
+                shard,
+                "--shard-durations",
+                "durations.json",
+                "--results",
+                str(out),
+                "--run-id",
+                night,
+                "--env-dir",
+                str(tmp_path / "envs"),
+                "--no-history",
+                "-q",
+                cwd=tmp_path,
+            )
+            artifacts.append(str(out / night))
+        merged = tmp_path / "results" / night
+        harness("merge", *artifacts, "--into", str(merged), cwd=tmp_path)
+        harness("report", str(merged), "--history", str(history_db), cwd=tmp_path)
+        outcomes = RunDir(merged).read_all()
+        # every problem once per source and combo: the shards split without overlap
+        assert len(outcomes) == len({o.key for o in outcomes}) == 2 * 3 * 2
+        issues[night] = harness("issue-text", str(merged), cwd=tmp_path)
+    assert "What will break next" not in issues["night1"]
+    text = issues["night2"]
+    assert text.startswith(
+        "## Nightly run `night2`\n\nCompared with `night1`.\n\n### What will break next (2)\n\n"
+        "- pandas 3.0.0rc0 (`pre`, pre-release) breaks 2 problems that pass on 2.3.3 (`pd`):\n"
+        "  - `problems/pandas/applymap` — AttributeError: 'DataFrame' object has no attribute "
+        "'applymap'; today it already warns: FutureWarning: DataFrame.applymap has been "
+        "deprecated"
+    )
+    assert "\n  - `problems/pandas/swapaxes` — AttributeError: " in text
+    assert (
+        "- `problems` references holding in `pre` fell from 100.0% to 33.3% since `night1` "
+        "(pandas 2.3.3 → 3.0.0rc0" in text
+    )
+    # the model's answer that used swapaxes fails in the lane too
+    assert "- `toy`'s pass rate in `pre` fell from 66.7% to 33.3% since `night1`" in text
+    # the third night: the lane breaks the same problems, and the trends show since when
+    md = (tmp_path / "results" / "night3" / "summary.md").read_text()
+    assert "## Trends over the last 3 nights" in md
+    assert "| problems · references holding · pre | 100.0% | 33.3% | 33.3% |" in md
+    # the lane broke the problems themselves: no answer there is charged as stale
+    assert "| toy · stale rate · pre | 0.0% | – | – |" in md
+    assert "| series | `night1` | `night2` | `night3` |" in md  # three runs of one day
+    assert "| `pre` | `problems/pandas/applymap` | `night2`" in md
+    assert issues["night3"].startswith(
+        "## Nightly run `night3`\n\nCompared with `night2`.\n\n### What will break next (2)\n"
+    )

@@ -196,6 +196,9 @@ def summarise(
         c.id: {**c.env.library_versions(), "python": c.env.python} for c in combos if c.env.ok
     }
     order = era_order(ids, versions)
+    # a nightly lane is what comes after today's releases, whatever its versions say
+    lanes = [c.id for c in combos if c.env.lane]
+    order = [c for c in order if c not in lanes] + [c for c in order if c in lanes]
     ran = {o.problem_id for o in outcomes}
     kept = sorted((n for n in notes if n.problem_id in ran), key=lambda n: n.problem_id)
     found = trajectories(outcomes, order)

@@ -21,9 +21,12 @@ def label(s: Series) -> str:
 
 
 def night_label(trends: Trends, i: int) -> str:
-    """A night's column title: its start date when known, else its run id."""
-    started = trends.started[i] if i < len(trends.started) else ""
-    return started[:10] if started else trends.nights[i]
+    """A night's column title: its start date when every night has its own, else its
+    run id (several runs of one day)."""
+    days = [s[:10] for s in trends.started]
+    if len(days) == len(trends.nights) and all(days) and len(set(days)) == len(days):
+        return days[i]
+    return trends.nights[i]
 
 
 def cell(value: float | None) -> str:
