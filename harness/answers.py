@@ -1,11 +1,11 @@
 """Model answers: one JSONL file per model (``.jsonl`` or ``.jsonl.gz``, read as every
 JSONL input is: ``harness.jsonl``), cleaned up as DS-1000's grader does.
 
-A line holds the problem it answers (``problem_id``, ``task_id`` or
-``metadata.problem_id``, the full id ``ds1000/12`` or the set's own ``12``) and ``code``
-(or BigCodeBench's ``solution``): a string, or a list whose first element is the answer
-(the shape of DS-1000's published gpt-* answers). A session's answer may give ``steps``,
-a list of code strings.
+A line holds the problem it answers (``problem_id``, ``task_id``, GitChameleon's
+``example_id`` or ``metadata.problem_id``, the full id ``ds1000/12`` or the set's own
+``12``) and ``code`` (or GitChameleon's ``answer``, or BigCodeBench's ``solution``): a
+string, or a list whose first element is the answer (the shape of DS-1000's published
+gpt-* answers). A session's answer may give ``steps``, a list of code strings.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def model_name(path: Path) -> str:
 def _problem_key(row: dict[str, Any]) -> str | None:
     for container in (row, row.get("metadata")):
         if isinstance(container, dict):
-            for key in ("problem_id", "task_id"):
+            for key in ("problem_id", "task_id", "example_id"):
                 if key in container and container[key] is not None:
                     return str(container[key])
     return None
@@ -85,7 +85,9 @@ def load_answers(
         key = _problem_key(row)
         if key is None:
             raise line_error(shown, number, "no problem_id (or metadata.problem_id)")
-        code = row.get("code", row.get("solution"))
+        # ``answer`` before ``solution``: a GitChameleon answer may keep its problem's
+        # row, whose ``solution`` is the reference's body
+        code = next((row[k] for k in ("code", "answer", "solution") if k in row), None)
         if code is None and isinstance(row.get("steps"), list):
             steps = row["steps"]
             if not all(isinstance(step, str) for step in steps):
@@ -97,7 +99,7 @@ def load_answers(
             raise line_error(
                 shown,
                 number,
-                "code (or solution, or steps) must be a string or a list of strings",
+                "code (or answer, solution, steps) must be a string or a list of strings",
             )
         if key in by_id:
             problem = by_id[key]

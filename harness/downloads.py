@@ -12,14 +12,17 @@ says how to pass its rows by path instead. Any other URL is downloaded as it is.
 
 A download is cached as ``<cache>/<12 hex of the URL's sha256>/<name>``, so that the file
 keeps a clean name and its problems a clean set name (``ds1000/12``, not
-``3f2a…-ds1000/12``).
+``3f2a…-ds1000/12``). An archive (GitChameleon's ``.tar.gz``) is unpacked once, as
+``<cache>/<12 hex of the archive's sha256>/<its name>/``, wherever it came from.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
+import tarfile
 import tempfile
 import urllib.error
 import urllib.parse
@@ -56,6 +59,8 @@ DS1000_URL = (
 BIGCODEBENCH_RELEASE = (
     "https://github.com/bigcode-project/bigcodebench-annotation/releases/download/v0.1.5"
 )
+GITCHAMELEON_COMMIT = "630daf9d8b64b2884fe2d0aa165c8a612932885e"
+GITCHAMELEON_REPOSITORY = "https://github.com/mrcabbage972/GitChameleonBenchmark"
 
 NAMED_SETS = (
     NamedSet(
@@ -85,6 +90,19 @@ NAMED_SETS = (
         format="bigcodebench",
         licence="Apache-2.0",
         homepage="https://huggingface.co/datasets/bigcode/bigcodebench-hard",
+    ),
+    NamedSet(
+        # GitHub's archive of the whole repository at the commit the copy in
+        # ../shared/data was taken from (its dataset/ folder, by ``git archive``): GitHub
+        # makes no archive of one folder, and the loader finds dataset/ inside. Not
+        # fetched from here, so not pinned; GitHub's archives are generated, and their
+        # bytes are not promised to stay the same anyway.
+        name="gitchameleon",
+        url=f"{GITCHAMELEON_REPOSITORY}/archive/{GITCHAMELEON_COMMIT}.tar.gz",
+        sha256=None,
+        format="gitchameleon",
+        licence="Apache-2.0",
+        homepage=GITCHAMELEON_REPOSITORY,
     ),
     NamedSet(
         name="exeds",
@@ -161,7 +179,10 @@ def _target(cache: Path, url: str, name: str) -> Path:
 def _named(named: NamedSet, cache: Path, notice: Callable[[str], None]) -> Path:
     if named.refused:
         raise ProblemError(named.name, None, f"{named.refused} ({named.url})")
-    suffix = ".jsonl.gz" if named.url.endswith(".gz") else ".jsonl"
+    if named.url.endswith(".tar.gz"):
+        suffix = ".tar.gz"  # an archive keeps its suffix: it is read as one (GitChameleon)
+    else:
+        suffix = ".jsonl.gz" if named.url.endswith(".gz") else ".jsonl"
     target = _target(cache, named.url, named.name + suffix)
     if target.is_file() and named.sha256 in (None, sha256_of(target)):
         return target  # a file that no longer matches its pin is fetched again
@@ -209,3 +230,55 @@ def _reason(exc: BaseException) -> str:
         exc.close()  # the error holds the server's response open
         return f"HTTP {exc.code} {exc.reason}"
     return str(getattr(exc, "reason", exc))
+
+
+def extract(archive: Path, cache: Path | None = None) -> Path:
+    """The folder ``archive`` (a ``.tar.gz``) is unpacked in: once, in the cache, under
+    the sha256 of its bytes. Only its folders and regular files are unpacked, each
+    inside that folder; a member that is a link or leads out of it is refused."""
+    shown = str(archive)
+    try:
+        digest = sha256_of(archive)
+    except FileNotFoundError:
+        raise ProblemError(shown, None, "file not found") from None
+    except OSError as exc:
+        raise ProblemError(shown, None, f"cannot read: {exc.strerror}") from None
+    name = archive.name.removesuffix(".gz").removesuffix(".tar").removesuffix(".tgz")
+    target = (cache or cache_dir()) / digest[:12] / (name or "archive")
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
+    try:
+        try:
+            with tarfile.open(archive, "r:*") as tar:
+                for member in tar:
+                    _unpack(tar, member, partial, shown)
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            raise ProblemError(shown, None, f"cannot unpack: {exc}") from None
+        try:
+            partial.rename(target)  # only a whole unpacking gets the name
+        except OSError as exc:
+            if not target.is_dir():  # else another run unpacked it meanwhile: the same bytes
+                raise ProblemError(shown, None, f"cannot unpack into {target}: {exc}") from None
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def _unpack(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, shown: str) -> None:
+    parts = Path(member.name).parts
+    if not parts or Path(member.name).is_absolute() or ".." in parts:
+        raise ProblemError(shown, member.name, "leads out of the archive's folder: refused")
+    path = root.joinpath(*parts)
+    if member.isdir():
+        path.mkdir(parents=True, exist_ok=True)
+    elif member.isfile():
+        source = tar.extractfile(member)
+        if source is None:  # pragma: no cover - a regular file always has its bytes
+            raise ProblemError(shown, member.name, "cannot be read")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with source, path.open("wb") as out:
+            shutil.copyfileobj(source, out, CHUNK)
+    else:  # a link could point anywhere: a dataset is folders and files
+        raise ProblemError(shown, member.name, "is not a folder or a regular file: refused")

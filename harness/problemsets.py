@@ -5,6 +5,8 @@ A run is given files and directories. A directory holds our TOML problems
 (``.jsonl``, ``.jsonl.gz``) of any of the JSONL formats (``harness.formats``). Each
 problem belongs to a set, named after its directory or file (``problems``, ``ds1000``),
 and its id is ``<set>/<id within the set>``: unique across everything loaded.
+GitChameleon's problems are the set ``gitchameleon`` wherever its folder is; its
+published archive (``.tar.gz``) is read too: unpacked once into the download cache.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import re
 from typing import TYPE_CHECKING, TypeVar
 
 from harness import formats
+from harness.downloads import extract
 from harness.errors import ProblemError
+from harness.formats import gitchameleon
 from harness.formats.common import Row
 from harness.formats.ours import load_toml_problem
 from harness.jsonl import line_error, read_rows
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     from harness.problem import Problem
 
 CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
+ARCHIVES = (".tar.gz", ".tgz")
 
 T = TypeVar("T")
 
@@ -48,6 +53,8 @@ def load_jsonl(path: Path, display: str | None = None) -> list[Problem]:
     fmt: Format | None = None
     for number, data in read_rows(path, shown):
         fmt = fmt or formats.find(data)
+        if fmt.load_file is not None:
+            return fmt.load_file(path, shown)
         for problem in fmt.load_row(Row(data, shown, number), set_name):
             if problem.native_id in seen:
                 raise line_error(shown, number, f"duplicate problem_id {problem.native_id}")
@@ -78,8 +85,23 @@ def load_directory(root: Path) -> list[Problem]:
         base = set_root(path.resolve(), root.resolve())
         problems.append(load_toml_problem(path, base, set_name_of(base)))
     for path in sorted([*root.rglob("*.jsonl"), *root.rglob("*.jsonl.gz")]):
-        problems.extend(load_jsonl(path))
+        if not gitchameleon.is_companion(path):  # read with the dataset beside it
+            problems.extend(load_jsonl(path))
     return problems
+
+
+def load_archive(path: Path) -> list[Problem]:
+    """The GitChameleon datasets in a ``.tar.gz`` (its ``dataset/`` folder, or a whole
+    checkout of its repository), unpacked once into the download cache."""
+    found = gitchameleon.datasets_in(extract(path))
+    if not found:
+        raise ProblemError(
+            str(path),
+            None,
+            f"no GitChameleon dataset in this archive ({gitchameleon.DATASET} beside "
+            f"{gitchameleon.HIDDEN_TESTS}/); pass a problem file or folder instead",
+        )
+    return [problem for dataset in found for problem in load_jsonl(dataset)]
 
 
 def load_problems(paths: Sequence[Path]) -> list[Problem]:
@@ -92,6 +114,8 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
         elif path.suffix == ".toml":
             base = set_root(path.resolve(), path.parent.resolve())
             batch = [load_toml_problem(path, base, set_name_of(base))]
+        elif path.name.endswith(ARCHIVES):
+            batch = load_archive(path)
         else:
             batch = load_jsonl(path)
         for problem in batch:

@@ -79,11 +79,11 @@ def test_answers_match_native_or_full_ids(tmp_path: Path) -> None:
         ([{"code": "x"}], "a.jsonl:1: line 1: no problem_id (or metadata.problem_id)"),
         (
             [{"problem_id": 0, "code": 3}],
-            "a.jsonl:1: line 1: code (or solution, or steps) must be a string or a list of strings",
+            "a.jsonl:1: line 1: code (or answer, solution, steps) must be a string or a list of strings",
         ),
         (
             [{"problem_id": 0, "code": []}],
-            "a.jsonl:1: line 1: code (or solution, or steps) must be a string or a list of strings",
+            "a.jsonl:1: line 1: code (or answer, solution, steps) must be a string or a list of strings",
         ),
         ([{"problem_id": 7, "code": "x"}], "a.jsonl:1: line 1: no problem '7' in the problem sets"),
         (

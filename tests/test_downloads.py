@@ -128,6 +128,7 @@ def test_the_named_sets() -> None:
         "ds1000",
         "bigcodebench",
         "bigcodebench-hard",
+        "gitchameleon",
         "exeds",
         "cibench",
     ]
@@ -143,8 +144,8 @@ def test_every_named_set_is_pinned_or_honestly_not(named: NamedSet) -> None:
     if named.refused:
         assert "pass that file by path" in named.refused
     else:  # one file this harness reads, in the format the loaders know
-        assert named.url.endswith((".jsonl", ".jsonl.gz"))
-        assert named.format in {"ds1000", "bigcodebench", "exeds", "cibench"}
+        assert named.url.endswith((".jsonl", ".jsonl.gz", ".tar.gz"))
+        assert named.format in {"ds1000", "bigcodebench", "exeds", "cibench", "gitchameleon"}
 
 
 @needs_ds1000()

@@ -182,7 +182,13 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_jsonl_formats_in_detection_order() -> None:
-    assert [f.name for f in formats.FORMATS] == ["bigcodebench", "exeds", "cibench", "ds1000"]
+    assert [f.name for f in formats.FORMATS] == [
+        "bigcodebench",
+        "exeds",
+        "cibench",
+        "gitchameleon",
+        "ds1000",
+    ]
     assert formats.detect({"anything": 1}) == "ds1000"  # the fallback, which says what is missing
 
 

@@ -13,6 +13,7 @@ from harness.libraries import canonical, lookup
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from harness.problem import Problem
 
@@ -67,6 +68,9 @@ class Format:
     name: str
     matches: Callable[[dict[str, Any]], bool]  # told by the keys of a file's first row
     load_row: Callable[[Row, str], list[Problem]]  # (row, set name) → its problems
+    # For a format whose rows need files beside them (GitChameleon's hidden tests): the
+    # whole file, (path, shown) → its problems, read in place of ``load_row``.
+    load_file: Callable[[Path, str], list[Problem]] | None = None
 
 
 def main_library(names: list[str], fallback: str = "python") -> str:
