@@ -51,7 +51,8 @@ def _history(args: argparse.Namespace) -> Path:
 
 
 def _args_run(p: argparse.ArgumentParser) -> None:
-    o.add(p, *o.SELECT_COMBOS, o.NIGHTLY, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID, o.RESUME)
+    o.add(p, *o.SELECT_COMBOS, o.NIGHTLY, o.OWN_ENVS, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID)
+    o.add(p, o.RESUME)
     o.add(p, o.ENV_DIR)
     o.add(p, o.PYTHON_DOWNLOADS)
     o.add(p, *o.EXECUTIONS, o.BISECT, o.REPAIR, o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET)

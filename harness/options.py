@@ -155,6 +155,13 @@ SHARD_DURATIONS = Option(
     help="with --shard: split by the seconds FILE records per problem (harness plan "
     "--write-durations), so that the shards take about as long as each other",
 )
+OWN_ENVS = Option(
+    ("--own-envs",),
+    action="store_true",
+    help="run each problem only in the environment it brings (GitChameleon: its Python, "
+    "library==version and dependencies), one combo per distinct environment, instead of "
+    "the matrix's combos (--combos then chooses among those)",
+)
 NIGHTLY = Option(
     ("--nightly",),
     action="store_true",

@@ -51,18 +51,20 @@ class OwnEnvs:
 class _Env:
     python: str
     requirements: tuple[str, ...]  # as the problem lists them, normalized
+    lifted_from: str = ""  # the Python the problem asked for, when older than the floor
 
     @property
     def key(self) -> tuple[str, tuple[str, ...]]:
         return self.python, tuple(sorted(self.requirements))
 
 
-def derive(problems: Sequence[Problem], prefix: str = "gc") -> OwnEnvs:
+def derive(problems: Sequence[Problem], prefix: str = "gc", *, lift: bool = False) -> OwnEnvs:
     """One combo per distinct (Python, sorted requirements) among ``problems``' own
     environments, every package from wheels (a missing wheel is an ``env_error``, never a
     compile); ids like ``gc-py3-10-scipy-1-8-1-<hash>``, named after the first
     requirement of the first problem that needs the env and unique by the hash of the
-    whole env."""
+    whole env. With ``lift``, a Python older than the env side's floor becomes the floor
+    (the combo's description says so) instead of leaving the problem unplaced."""
     combos: dict[tuple[str, tuple[str, ...]], Combo] = {}
     combo_of: dict[str, str] = {}
     unplaced: dict[str, str] = {}
@@ -71,6 +73,8 @@ def derive(problems: Sequence[Problem], prefix: str = "gc") -> OwnEnvs:
         if declared is None:
             continue
         env = _read(problem, declared)
+        if lift and Version(env.python) < MIN_PYTHON:
+            env = _Env(str(MIN_PYTHON), env.requirements, lifted_from=env.python)
         if Version(env.python) < MIN_PYTHON:
             unplaced[problem.id] = (
                 f"Python {env.python} is older than {MIN_PYTHON}, the oldest the env side runs on"
@@ -127,7 +131,12 @@ def _combo(env: _Env, prefix: str) -> Combo:
         libraries=tuple(sorted(libraries, key=lambda lib: order.index(lib.library))),
         extras=tuple(extras),
         tags=(TAG,),
-        description=f"a problem's own env: Python {env.python}, {', '.join(env.requirements)}",
+        description=f"a problem's own env: Python {env.python}, {', '.join(env.requirements)}"
+        + (
+            f" (it asks for Python {env.lifted_from}; {MIN_PYTHON} is the oldest the env side runs on)"
+            if env.lifted_from
+            else ""
+        ),
         origin=ORIGIN,
         wheels_only=True,
     )

@@ -26,6 +26,7 @@ from harness import (
     bisection,
     downloads,
     history,
+    own_envs,
     problemsets,
     reports,
     runtime_data,
@@ -44,7 +45,7 @@ from harness.runner import ComboRun, Execution, RunOptions, pair
 from harness.trends import DEFAULT_NIGHTS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from harness.bisection import Finding
     from harness.problem import Problem
@@ -70,6 +71,8 @@ class Job:
     history: Path | None = None  # SQLite history to record the run in, and diff against
     # continue an interrupted run: keep the outcomes on disk, run only what is missing
     resume: bool = False
+    # --own-envs: the combo each problem runs in (and only there); empty: every combo
+    placement: Mapping[str, str] = field(default_factory=dict)
 
 
 # -- from a request to a job ---------------------------------------------------------------
@@ -237,7 +240,7 @@ def plan(
     paths = _resolve(locations)
     all_problems = problemsets.load_problems(paths)
     chosen = problemsets.filter_problems(
-        all_problems, request.library, request.problem_id, request.limit
+        all_problems, split(request.library), request.problem_id, request.limit
     )
     if request.shard:
         try:
@@ -253,6 +256,10 @@ def plan(
             chosen = problemsets.shard(chosen, index, count)
     if not chosen:
         raise UsageError("no problems selected (check --library, --problem-id, --limit, --shard)")
+    placement: dict[str, str] = {}
+    if request.own_envs:
+        matrix, combos, placement = _own_envs(matrix, chosen, request.combos)
+        chosen = [p for p in chosen if p.id in placement]
     solutions = load_solutions(
         all_problems,
         chosen,
@@ -290,7 +297,27 @@ def plan(
         bisect=request.bisect,
         resume=resume,
         history=history,
+        placement=placement,
     )
+
+
+def _own_envs(
+    matrix: MatrixSpec, problems: Sequence[Problem], ids: Sequence[str]
+) -> tuple[MatrixSpec, list[Combo], dict[str, str]]:
+    """The combos ``problems`` bring (those ``ids`` name, if any), the matrix they make,
+    and the combo each problem goes to."""
+    derived = own_envs.derive(problems, lift=True)
+    if not derived.combos:
+        raise UsageError("--own-envs: none of the chosen problems brings its own environment")
+    combos = select(derived.combos, split(ids)) if ids else list(derived.combos)
+    if not combos:
+        raise UsageError(
+            f"--own-envs: no environment of the chosen problems matches {', '.join(ids)}"
+        )
+    chosen = {c.id for c in combos}
+    placement = {p: c for p, c in derived.combo_of.items() if c in chosen}
+    spec = replace(matrix, combos=tuple(combos), baseline=combos[0].id)
+    return spec, combos, placement
 
 
 def bisect_job(
@@ -493,6 +520,8 @@ def _run(job: Job, reporter: Reporter) -> Summary:
     executions = pair(job.problems, job.solutions, job.options.repeat)
     for combo in job.combos:
         todo = _todo(job, combo.id, executions, reporter)
+        if job.placement:  # each problem in its own combo only
+            todo = [(seq, e) for seq, e in todo if job.placement.get(e.problem.id) == combo.id]
         if not todo:
             reporter.log(f"{combo.id}: all {len(executions)} outcomes already recorded")
             continue

@@ -70,6 +70,7 @@ class RunRequest:
     # what [nightly] declares fills in the combos, problems and answers not given
     nightly: bool = False
     shard_durations: str | None = None  # a durations file: shards balanced by time
+    own_envs: bool = False  # each problem only in the environment it brings
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(asdict(self).items())}
@@ -110,6 +111,7 @@ class RunRequest:
             guard_record=given.flag("guard_record", b.guard_record),
             nightly=given.flag("nightly", b.nightly),
             shard_durations=given.optional_text("shard_durations", b.shard_durations),
+            own_envs=given.flag("own_envs", b.own_envs),
         )
 
 

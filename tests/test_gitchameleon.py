@@ -744,23 +744,22 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (dataset,) = gitchameleon.datasets_in(downloads.extract(PUBLISHED, work / "cache"))
     problems = [p for p in problemsets.load_problems([dataset]) if p.native_id in REAL]
     envs = own_envs.derive(problems)
-    (work / "matrix.toml").write_text(own_envs.matrix_toml(envs.combos))
     broken = work / "broken-answers.jsonl"
     broken.write_text("".join(json.dumps(row) + "\n" for row in BROKEN))
-    command = ["run", "--matrix", str(work / "matrix.toml")]
-    command += ["--combos", ",".join(c.id for c in envs.combos)]
-    command += ["--problems", str(dataset.parent), "--answers", str(broken)]
+    # the run shape of its own: every problem only in the env it brings
+    command = ["run", "--own-envs", "--problems", str(dataset.parent), "--answers", str(broken)]
     for example in REAL:
         command += ["--problem-id", f"gitchameleon/{example}"]
     command += ["--results", str(work / "results"), "--run-id", "gc", "--no-history", "-j", "2"]
     run_harness(*command, cwd=ROOT)
     found: dict[tuple[str, str], Any] = {}
-    for problem_id, combo in envs.combo_of.items():  # each problem in its own env
-        lines = (work / "results" / "gc" / f"{combo}.jsonl").read_text().splitlines()
+    ran_in: dict[str, set[str]] = {}
+    for combo in envs.combos:
+        lines = (work / "results" / "gc" / f"{combo.id}.jsonl").read_text().splitlines()
         for row in map(json.loads, lines):
-            if row["problem_id"] == problem_id:
-                found[(problem_id, row["source"])] = row
-    return {"envs": envs, "outcomes": found}
+            found[(row["problem_id"], row["source"])] = row
+            ran_in.setdefault(row["problem_id"], set()).add(combo.id)
+    return {"envs": envs, "outcomes": found, "ran_in": ran_in}
 
 
 def parts(outcome: dict[str, Any]) -> dict[str, str]:
@@ -776,6 +775,8 @@ def test_each_problem_gets_the_env_upstream_grades_it_in(real_run: dict[str, Any
         "gitchameleon/72": "gc-py3-10-numpy-1-25-0-b1e4f2ac",
         "gitchameleon/160": "gc-py3-10-scipy-1-8-1-1c811c95",
     }
+    # ...and ran there only: one combo per problem, never the others
+    assert real_run["ran_in"] == {p: {c} for p, c in envs.combo_of.items()}
     outcomes = real_run["outcomes"]
     assert outcomes[("gitchameleon/71", "reference")]["versions"] == {"numpy": "1.25.0"}
     assert outcomes[("gitchameleon/160", "reference")]["versions"] == {

@@ -50,6 +50,7 @@ WRITTEN: dict[str, Any] = {
             "memory_mb": 6144,
             "nightly": False,
             "no_reference": False,
+            "own_envs": False,
             "problem_id": [],
             "problems": [],
             "repeat": 1,
