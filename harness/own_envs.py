@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -29,7 +29,7 @@ from harness.libraries import BY_KEY, installs
 from harness.spec import MIN_PYTHON, Combo, LibrarySpec, VersionKind, parse_constraint
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from harness.problem import Problem
 
@@ -206,3 +206,50 @@ def matrix_toml(combos: Sequence[Combo]) -> str:
             table = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in packages.items())
             lines.append(f"packages = {{ {table} }}")
     return "\n".join(lines) + "\n"
+
+
+def pins(combo: Combo) -> list[tuple[str, str]]:
+    """``(package, version)`` of every exact pin of ``combo``: its libraries and extras."""
+    out = [(lib.package, lib.constraint) for lib in combo.libraries if lib.kind is VersionKind.PIN]
+    for text in combo.extras:
+        requirement = Requirement(text)
+        specifiers = list(requirement.specifier)
+        if len(specifiers) == 1 and specifiers[0].operator == "==":
+            out.append((canonicalize_name(requirement.name), specifiers[0].version))
+    return out
+
+
+def nearest_python(
+    combo: Combo, pythons: Sequence[str], has_wheel: Callable[[str, str, str], bool]
+) -> str | None:
+    """The Python among ``pythons`` nearest to ``combo``'s (the older of two as near) on
+    which every pin of it has a wheel (``has_wheel(package, version, python)``); None if
+    none has, or if its own Python already has them all."""
+    wanted = pins(combo)
+    own = Version(combo.python)
+
+    def fits(python: str) -> bool:
+        return all(has_wheel(package, version, python) for package, version in wanted)
+
+    if not wanted or fits(combo.python):
+        return None
+    order = sorted(
+        (p for p in pythons if Version(p) != own),
+        key=lambda p: (abs(_minor(Version(p)) - _minor(own)), Version(p)),
+    )
+    return next((p for p in order if fits(p)), None)
+
+
+def _minor(version: Version) -> int:
+    return version.major * 100 + version.minor
+
+
+def moved(combo: Combo, python: str) -> Combo:
+    """``combo`` on ``python`` instead: its own Python has no wheel for one of its pins."""
+    old = combo.python
+    return replace(
+        combo,
+        id=combo.id.replace(f"-py{slug(old)}-", f"-py{slug(python)}-", 1),
+        python=python,
+        description=f"{combo.description} (on Python {python}: a pin has no wheel for {old})",
+    )

@@ -26,6 +26,7 @@ from harness import (
     bisection,
     downloads,
     history,
+    interpreters,
     own_envs,
     problemsets,
     reports,
@@ -37,7 +38,7 @@ from harness import (
 from harness.combos import ID_PATTERN, select
 from harness.envs import EnvBuilder
 from harness.errors import HarnessError, RunFileError, UsageError
-from harness.package_index import Index
+from harness.package_index import Index, IndexUnavailableError
 from harness.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Solution
 from harness.results import OutcomeWriter, new_run_id, repair_outcomes
 from harness.rundir import RecordedOptions, RunDir, RunInputs, RunManifest
@@ -309,6 +310,30 @@ def _own_envs(
     derived = own_envs.derive(problems, lift=True)
     if not derived.combos:
         raise UsageError("--own-envs: none of the chosen problems brings its own environment")
+    # a pin with no wheel for the env's Python (numpy 1.21.0 on 3.10): the nearest Python
+    # this machine has where every pin has one, else the env stays as asked (an env_error)
+    index = Index(matrix.index_url)
+    pythons = interpreters.available()
+
+    def has_wheel(package: str, version: str, python: str) -> bool:
+        try:
+            releases = index.releases(package)
+        except IndexUnavailableError:
+            return True  # cannot tell: leave the env as asked
+        return any(str(r.version) == version and r.has_wheel_for(python) for r in releases)
+
+    placed: dict[str, str] = {}
+    renamed: list[Combo] = []
+    for combo in derived.combos:
+        python = own_envs.nearest_python(combo, pythons, has_wheel)
+        new = own_envs.moved(combo, python) if python else combo
+        placed[combo.id] = new.id
+        renamed.append(new)
+    derived = replace(
+        derived,
+        combos=tuple(renamed),
+        combo_of={p: placed[c] for p, c in derived.combo_of.items()},
+    )
     combos = select(derived.combos, split(ids)) if ids else list(derived.combos)
     if not combos:
         raise UsageError(
