@@ -34,6 +34,7 @@ from harness import (
 from harness import options as o
 from harness.errors import HarnessError, UsageError
 from harness.progress import reporter
+from harness.reports import reach as reach_report
 from harness.reports.markdown import render_changes
 from harness.results import write_json
 from harness.rundir import RunDir, RunRequest
@@ -387,6 +388,30 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if doctor.ok(checks) else 1
 
 
+def _args_reach(p: argparse.ArgumentParser) -> None:
+    o.add(p, o.PROBLEMS, o.LIBRARY, o.PROBLEM_ID, o.LIMIT, o.ENV_DIR, o.JOBS, o.QUIET)
+    o.add(p, o.REACH_OUT)
+
+
+def cmd_reach(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    with reporter(args.quiet) as progress:
+        found = pipeline.reach_problems(
+            args.problems or [],
+            args.library or [],
+            args.problem_id or [],
+            args.limit,
+            Path(args.env_dir).absolute(),
+            args.jobs,
+            progress.log,
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "reach.json", [r.to_dict() for r in found])
+    (out / "reach.md").write_text(reach_report.markdown(found), encoding="utf-8")
+    print(out / "reach.md")
+    return 0
+
+
 Declare = Callable[[argparse.ArgumentParser], None]
 Command = Callable[[argparse.Namespace], int]
 # name → (its options, its runner), in the order --help lists them
@@ -406,6 +431,7 @@ COMMANDS: dict[str, tuple[Declare, Command]] = {
     "guard": (_args_guard, cmd_guard),
     "combos": (_args_combos, cmd_combos),
     "doctor": (_args_doctor, cmd_doctor),
+    "reach": (_args_reach, cmd_reach),
 }
 _HELP = {
     "run": "build each combo's env, run the problems, write results/",
@@ -424,6 +450,8 @@ _HELP = {
     "guard": "the guard's allowlist of what returned values may use",
     "combos": "list the combos of the matrix",
     "doctor": "what this machine offers the harness: interpreters, uv, disk, sandbox, index",
+    "reach": "how far each version-conditioned problem's reference reaches over its "
+    "library's releases (GitChameleon)",
 }
 
 

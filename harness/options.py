@@ -162,6 +162,11 @@ OWN_ENVS = Option(
     "library==version and dependencies), one combo per distinct environment, instead of "
     "the matrix's combos (--combos then chooses among those)",
 )
+REACH_OUT = Option(
+    ("--out",),
+    default="results/reach",
+    help="where reach.json and reach.md go (default: %(default)s)",
+)
 NIGHTLY = Option(
     ("--nightly",),
     action="store_true",

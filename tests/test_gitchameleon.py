@@ -154,12 +154,21 @@ def test_a_row_becomes_a_problem(dataset: Path) -> None:
         "release_date": "2023-06",
         "name_of_class_or_func": "round_",
         "starting_code": "import numpy as np\ndef rounded(a):\n",
-        "env": {"python": "3.10", "requirements": ["numpy==1.25.0", "pytest"]},
+        # with what upstream's env builder adds on Python 3.10 (create_venvs.py)
+        "env": {
+            "python": "3.10",
+            "requirements": [
+                "numpy==1.25.0",
+                "pytest==7.2.0",
+                "pytest-cov==4.1.0",
+                "scipy==1.10.1",
+            ],
+        },
     }
     assert second.metadata["additional_dependencies"] == ["numpy==1.21.6"]
     assert second.metadata["env"] == {
         "python": "3.10",
-        "requirements": ["scipy==1.8.1", "numpy==1.21.6", "pytest"],
+        "requirements": ["scipy==1.8.1", "numpy==1.21.6", "pytest==7.2.0", "pytest-cov==4.1.0"],
     }
 
 
@@ -173,14 +182,25 @@ def test_a_library_outside_the_seven_keeps_its_name_and_its_reference_falls_back
     assert route.metadata["extra_dependencies"] == ["markupsafe==2.0.1"]
     assert route.metadata["env"] == {
         "python": "3.10",
-        "requirements": ["flask==2.0.0", "werkzeug==2.0.0", "pytest"],
+        "requirements": [
+            "flask==2.0.0",
+            "werkzeug==2.0.0",
+            "pytest==7.2.0",
+            "pytest-cov==4.1.0",
+            "numpy==1.23",
+            "scipy==1.10.1",
+        ],
     }
 
 
 def test_a_problem_about_pytest_is_not_given_a_second_pytest(tmp_path: Path) -> None:
     row = {**ROUND, "library": "pytest", "version": "7.0.0", "additional_dependencies": ""}
     (problem,) = problemsets.load_problems([write_dataset(tmp_path, [row], {}, {"7": "x = 1\n"})])
-    assert problem.metadata["env"]["requirements"] == ["pytest==7.0.0"]
+    assert problem.metadata["env"]["requirements"] == [
+        "pytest==7.0.0",
+        "numpy==1.23",
+        "scipy==1.10.1",
+    ]
     assert problem.reference_code == "import numpy as np\ndef rounded(a):\n    return np.round(a)"
 
 
@@ -567,44 +587,59 @@ def test_distinct_envs_become_combos(dataset: Path, tmp_path: Path) -> None:
         native_id="12",
         metadata={
             **problems[1].metadata,
-            "env": {"python": "3.10", "requirements": ["pytest", "numpy==1.21.6", "scipy==1.8.1"]},
+            "env": {
+                "python": "3.10",
+                "requirements": [
+                    "pytest-cov==4.1.0",
+                    "pytest==7.2.0",
+                    "numpy==1.21.6",
+                    "scipy==1.8.1",
+                ],
+            },
         },
     )
     plain = Problem("ds1000/0", "0", "ds1000", "numpy", "", "", "", metadata={"problem_id": 0})
     envs = own_envs.derive([*problems, again, shuffled, plain])
     assert [c.id for c in envs.combos] == [
-        "gc-py3-10-numpy-1-25-0-b1e4f2ac",
-        "gc-py3-10-scipy-1-8-1-1c811c95",
-        "gc-py3-10-flask-2-0-0-26886d16",
+        "gc-py3-10-numpy-1-25-0-4dbdba0d",
+        "gc-py3-10-scipy-1-8-1-fd7531e8",
+        "gc-py3-10-flask-2-0-0-f48738cf",
     ]
     assert envs.combo_of == {
-        "gitchameleon/7": "gc-py3-10-numpy-1-25-0-b1e4f2ac",
-        "gitchameleon/8": "gc-py3-10-scipy-1-8-1-1c811c95",
-        "gitchameleon/9": "gc-py3-10-flask-2-0-0-26886d16",
-        "gitchameleon/11": "gc-py3-10-numpy-1-25-0-b1e4f2ac",
-        "gitchameleon/12": "gc-py3-10-scipy-1-8-1-1c811c95",
+        "gitchameleon/7": "gc-py3-10-numpy-1-25-0-4dbdba0d",
+        "gitchameleon/8": "gc-py3-10-scipy-1-8-1-fd7531e8",
+        "gitchameleon/9": "gc-py3-10-flask-2-0-0-f48738cf",
+        "gitchameleon/11": "gc-py3-10-numpy-1-25-0-4dbdba0d",
+        "gitchameleon/12": "gc-py3-10-scipy-1-8-1-fd7531e8",
     }
     assert envs.unplaced == {
         "gitchameleon/10": "Python 3.7 is older than 3.8, the oldest the env side runs on"
     }
     numpy_env, scipy_env, flask_env = envs.combos
     assert scipy_env == spec.Combo(
-        id="gc-py3-10-scipy-1-8-1-1c811c95",
+        id="gc-py3-10-scipy-1-8-1-fd7531e8",
         python="3.10",
         libraries=(
             LibrarySpec("numpy", "numpy", "1.21.6", VersionKind.PIN),
             LibrarySpec("scipy", "scipy", "1.8.1", VersionKind.PIN),
         ),
-        extras=("pytest",),
+        extras=("pytest-cov==4.1.0", "pytest==7.2.0"),
         tags=("own-env",),
-        description="a problem's own env: Python 3.10, scipy==1.8.1, numpy==1.21.6, pytest",
+        description="a problem's own env: Python 3.10, scipy==1.8.1, numpy==1.21.6, "
+        "pytest==7.2.0, pytest-cov==4.1.0",
         origin="own-envs",
         wheels_only=True,
     )
-    assert numpy_env.libraries == (LibrarySpec("numpy", "numpy", "1.25.0", VersionKind.PIN),)
+    assert numpy_env.libraries == (
+        LibrarySpec("numpy", "numpy", "1.25.0", VersionKind.PIN),
+        LibrarySpec("scipy", "scipy", "1.10.1", VersionKind.PIN),
+    )
     assert (flask_env.libraries, flask_env.extras) == (
-        (),
-        ("flask==2.0.0", "pytest", "werkzeug==2.0.0"),
+        (
+            LibrarySpec("numpy", "numpy", "1.23", VersionKind.PIN),
+            LibrarySpec("scipy", "scipy", "1.10.1", VersionKind.PIN),
+        ),
+        ("flask==2.0.0", "pytest-cov==4.1.0", "pytest==7.2.0", "werkzeug==2.0.0"),
     )
 
 
@@ -698,12 +733,15 @@ def test_the_combos_written_as_a_matrix_read_back_the_same(dataset: Path, tmp_pa
         "[matrix]",
         "wheels_only = true",
         "",
-        "[combos.gc-py3-10-numpy-1-25-0-b1e4f2ac]",
-        'description = "a problem\'s own env: Python 3.10, numpy==1.25.0, pytest"',
+        "[combos.gc-py3-10-numpy-1-25-0-4dbdba0d]",
+        (
+            "description = \"a problem's own env: Python 3.10, numpy==1.25.0, pytest==7.2.0, "
+            'pytest-cov==4.1.0, scipy==1.10.1"'
+        ),
         'python = "3.10"',
         'numpy = "1.25.0"',
-        'extras = ["pytest"]',
-        'tags = ["own-env"]',
+        'scipy = "1.10.1"',
+        'extras = ["pytest-cov==4.1.0", "pytest==7.2.0"]',
     ]
     path = tmp_path / "matrix.toml"
     path.write_text(text)
@@ -771,14 +809,17 @@ def parts(outcome: dict[str, Any]) -> dict[str, str]:
 def test_each_problem_gets_the_env_upstream_grades_it_in(real_run: dict[str, Any]) -> None:
     envs = real_run["envs"]
     assert envs.combo_of == {
-        "gitchameleon/71": "gc-py3-10-numpy-1-25-0-b1e4f2ac",
-        "gitchameleon/72": "gc-py3-10-numpy-1-25-0-b1e4f2ac",
-        "gitchameleon/160": "gc-py3-10-scipy-1-8-1-1c811c95",
+        "gitchameleon/71": "gc-py3-10-numpy-1-25-0-4dbdba0d",
+        "gitchameleon/72": "gc-py3-10-numpy-1-25-0-4dbdba0d",
+        "gitchameleon/160": "gc-py3-10-scipy-1-8-1-fd7531e8",
     }
     # ...and ran there only: one combo per problem, never the others
     assert real_run["ran_in"] == {p: {c} for p, c in envs.combo_of.items()}
     outcomes = real_run["outcomes"]
-    assert outcomes[("gitchameleon/71", "reference")]["versions"] == {"numpy": "1.25.0"}
+    assert outcomes[("gitchameleon/71", "reference")]["versions"] == {
+        "numpy": "1.25.0",
+        "scipy": "1.10.1",
+    }
     assert outcomes[("gitchameleon/160", "reference")]["versions"] == {
         "numpy": "1.21.6",
         "scipy": "1.8.1",

@@ -338,13 +338,33 @@ def _requirements(row: Row, key: str) -> list[str]:
     return value.split()
 
 
+# What upstream's env builder adds to every env (gitchameleon/create_venvs.py at the
+# dataset's commit): after ``library==version`` and the additional dependencies, pytest and
+# pytest-cov, and NumPy and SciPy at a release chosen per Python, each unless the problem
+# is about it or names it among its dependencies. Tests import NumPy and SciPy even where
+# the library does not need them (torch 1.10), and a library built against NumPy 1 fails
+# to import beside NumPy 2 (matplotlib 3.4, torch 1.13): these pins are what made the
+# ground truth pass upstream.
+UPSTREAM_EXTRAS = {
+    "3.7": ("pytest==6.2.5", "pytest-cov==4.1.0", "numpy==1.21.6", "scipy==1.7.1"),
+    "3.9": ("pytest==7.1.2", "pytest-cov==4.1.0", "numpy==1.21.6", "scipy==1.9.1"),
+    "3.10": ("pytest==7.2.0", "pytest-cov==4.1.0", "numpy==1.23", "scipy==1.10.1"),
+}
+
+
 def environment(python: str, library: str, version: str, additional: list[str]) -> dict[str, Any]:
-    """The env upstream grades a problem in: its Python, the library at its version, the
-    additional dependencies, and pytest (unpinned, unless the problem pins it)."""
+    """The env upstream grades a problem in: its Python, ``library==version``, the
+    additional dependencies, and what upstream adds for that Python (``UPSTREAM_EXTRAS``;
+    pytest unpinned on a Python upstream has none for)."""
     requirements = [f"{library}=={version}", *additional]
-    named = {canonicalize_name(Requirement(r).name) for r in requirements}
-    if TEST_RUNNER not in named:
-        requirements.append(TEST_RUNNER)
+    mentioned = " ".join(requirements).lower()
+    for companion in UPSTREAM_EXTRAS.get(python, (TEST_RUNNER,)):
+        name = canonicalize_name(Requirement(companion).name)
+        # upstream's test is a substring one ("numpy" in any of the dependencies), and a
+        # problem about pytest gets neither pytest nor pytest-cov
+        about_pytest = canonicalize_name(library) == TEST_RUNNER and name.startswith("pytest")
+        if name not in mentioned and not about_pytest:
+            requirements.append(companion)
     return {"python": python, "requirements": list(dict.fromkeys(requirements))}
 
 
