@@ -124,12 +124,14 @@ def investigate(
         )
         return done(oldest=series[0], note=f"{why} at its own release {pinned}: {detail}"[:300])
     at = series.index(pinned)
-    highest, above = yield from _edge(execution, package, series[at:], python, others, trials, ask)
-    lowest, below = yield from _edge(
+    highest, above, top = yield from _edge(
+        execution, package, series[at:], python, others, trials, ask
+    )
+    lowest, below, _ = yield from _edge(
         execution, package, series[: at + 1][::-1], python, others, trials, ask
     )
     note = ""
-    if highest == series[-1] and Version(series[-1]) < Version(today):
+    if top and Version(highest) < Version(today):
         # the newest release has no wheel for this Python: try it on the first that has
         newer = _python_with(package, today, python, releases)
         if newer is None:
@@ -161,21 +163,22 @@ def _edge(
     others: Mapping[str, str],
     trials: list[int],
     ask: Callable[[str], Generator[Need, Answer, Answer]],
-) -> Generator[Need, Answer, tuple[str, str | None]]:
+) -> Generator[Need, Answer, tuple[str, str | None, bool]]:
     """The farthest release of ``span`` (from the pinned one, which passes, outwards)
-    that still passes, and the nearest beyond it that fails (None: the far end passes)."""
+    that still passes, the nearest beyond it that fails (None: none does), and whether
+    it is the farthest release of ``span`` that installs."""
     span = list(span)
     while len(span) > 1:
         end = yield from ask(span[-1])
         if end.passed:
-            return span[-1], None
+            return span[-1], None, True
         if end.passed is False:
             good, bad, _, _ = yield from bisect_releases(
                 execution, package, span, python, others, trials, good_passes=True
             )
-            return span[good or 0], span[bad] if bad is not None else None
+            return span[good or 0], span[bad] if bad is not None else None, False
         span.pop()  # the far end does not install here: the next one in
-    return span[0], None
+    return span[0], None, True
 
 
 def _python_with(

@@ -1,0 +1,138 @@
+"""How far a problem reaches over its library's releases, against a fake lab."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from packaging.version import Version
+
+from harness import bisection, reach
+from harness.bisection import Answer, Need
+from harness.envs import EnvInfo
+from harness.problem import REFERENCE, Problem, Solution
+from harness.reports import reach as reach_report
+from harness.results import Outcome, Status
+from harness.runner import Execution
+
+SCIPY = ["1.7.3", "1.8.0", "1.8.1", "1.9.3", "1.10.1", "1.11.4", "1.12.0", "1.13.1", "1.14.1"]
+EXECUTION = Execution(
+    Problem("gitchameleon/8", "8", "gitchameleon", "scipy", "", "x = 1", ""),
+    Solution("gitchameleon/8", REFERENCE, "x = 1"),
+)
+
+
+@dataclass
+class Lab:
+    """Answers every need by ``passes(version of scipy, python)``."""
+
+    passes: Callable[[str, str], bool]
+    installs: Callable[[str, str], bool] = lambda version, python: True
+    asked: list[tuple[str, str]] = field(default_factory=list)
+
+    def answer(self, needs: Sequence[Need]) -> list[Answer]:
+        out = []
+        for need in needs:
+            version = dict(need.pins)["scipy"]
+            self.asked.append((version, need.python))
+            env = EnvInfo("lab", ok=self.installs(version, need.python), python=need.python)
+            if not env.ok:
+                out.append(Answer(env, None))
+                continue
+            status = Status.PASS if self.passes(version, need.python) else Status.ERROR
+            out.append(Answer(env, Outcome("lab", "lab", "gitchameleon/8", REFERENCE, status)))
+        return out
+
+
+def releases(package: str, python: str) -> list[str]:
+    # 1.14.1 has no wheel for 3.9; 1.15.0 (the newest) only for 3.11 and up
+    found = [*SCIPY, "1.15.0rc1"] if python != "3.9" else SCIPY[:-1]
+    return [*found, "1.15.0"] if Version(python) >= Version("3.11") else found
+
+
+def run(lab: Lab, python: str = "3.10", pinned: str = "1.8.1") -> reach.Reach:
+    investigation = reach.investigate(
+        EXECUTION, "scipy", pinned, python, {"numpy": "1.21.6"}, releases, "1.15.0"
+    )
+    (found,) = bisection.drive(lab, [investigation])
+    return found
+
+
+def between(low: str, high: str) -> Callable[[str, str], bool]:
+    return lambda v, py: Version(low) <= Version(v) <= Version(high)
+
+
+def test_a_range_around_its_release_is_version_specific() -> None:
+    lab = Lab(between("1.8.0", "1.11.4"))
+    found = run(lab)
+    assert (found.lowest, found.below, found.highest, found.above) == (
+        "1.8.0",
+        "1.7.3",
+        "1.11.4",
+        "1.12.0",
+    )
+    assert (found.klass, found.oldest, found.today) == ("version-specific", "1.7.3", "1.15.0")
+    # the pinned release, then each end, then bisection between: no release twice
+    assert len(lab.asked) == len(set(lab.asked)) == found.trials
+
+
+def test_working_on_older_releases_then_breaking() -> None:
+    found = run(Lab(between("1.0", "1.12.0")))
+    assert (found.lowest, found.below, found.highest, found.above) == (
+        "1.7.3",
+        None,
+        "1.12.0",
+        "1.13.1",
+    )
+    assert found.klass == "breaks later"
+
+
+def test_from_its_release_to_today_on_a_newer_python() -> None:
+    # the newest release has no wheel for 3.10: it is tried on the first Python that has one
+    lab = Lab(between("1.8.1", "9"))
+    found = run(lab)
+    assert ("1.15.0", "3.11") in lab.asked
+    assert (found.highest, found.above, found.klass) == ("1.15.0", None, "version-robust")
+    assert found.note == "1.15.0 passes on Python 3.11"
+
+
+def test_everywhere_tried_means_it_tests_no_version() -> None:
+    found = run(Lab(lambda v, py: True))
+    assert (found.lowest, found.highest, found.klass) == ("1.7.3", "1.15.0", "works everywhere")
+    assert reach.share_untested([found, run(Lab(between("1.8.0", "1.11.4")))]) == 0.5
+
+
+def test_a_far_end_that_does_not_install_is_passed_over() -> None:
+    lab = Lab(lambda v, py: True, installs=lambda v, py: v != "1.14.1")
+    found = run(lab)
+    assert found.highest == "1.15.0" and ("1.13.1", "3.10") in lab.asked
+
+
+def test_its_own_release_failing_gives_no_class() -> None:
+    found = run(Lab(lambda v, py: v != "1.8.1"))
+    assert (found.klass, found.trials) == ("", 1)
+    assert found.note.startswith("fails at its own release 1.8.1")
+
+
+@pytest.mark.parametrize(
+    ("lowest", "highest", "klass"),
+    [
+        ("1.8.0", "1.11.4", "version-specific"),
+        ("1.7.3", "1.11.4", "breaks later"),
+        ("1.8.1", "1.15.0", "version-robust"),
+        ("1.7.3", "1.15.0", "works everywhere"),
+    ],
+)
+def test_classes(lowest: str, highest: str, klass: str) -> None:
+    assert reach.classify("1.8.1", lowest, highest, "1.15.0") == klass
+
+
+def test_the_table_counts_each_class_per_library() -> None:
+    found = [run(Lab(between("1.8.0", "1.11.4"))), run(Lab(lambda v, py: True))]
+    text = reach_report.markdown(found)
+    assert "| scipy | 2 | 0 | 1 | 0 | 0 | 1 |" in text
+    assert (
+        "| `gitchameleon/8` | scipy | 1.8.1 | 3.10 | 1.8.0 (fails 1.7.3) … 1.11.4 (fails 1.12.0) | version-specific |"
+        in text
+    )
