@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from harness import answers as answers_mod
 from harness import (
@@ -325,7 +326,8 @@ def _own_envs(
             releases = index.releases(package)
         except IndexUnavailableError:
             return True  # cannot tell: leave the env as asked
-        return any(str(r.version) == version and r.has_wheel_for(python) for r in releases)
+        wanted = Version(version)  # "1.23" is 1.23.0
+        return any(r.version == wanted and r.has_wheel_for(python) for r in releases)
 
     placed: dict[str, str] = {}
     renamed: list[Combo] = []

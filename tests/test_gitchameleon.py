@@ -162,13 +162,20 @@ def test_a_row_becomes_a_problem(dataset: Path) -> None:
                 "pytest==7.2.0",
                 "pytest-cov==4.1.0",
                 "scipy==1.10.1",
+                "setuptools",
             ],
         },
     }
     assert second.metadata["additional_dependencies"] == ["numpy==1.21.6"]
     assert second.metadata["env"] == {
         "python": "3.10",
-        "requirements": ["scipy==1.8.1", "numpy==1.21.6", "pytest==7.2.0", "pytest-cov==4.1.0"],
+        "requirements": [
+            "scipy==1.8.1",
+            "numpy==1.21.6",
+            "pytest==7.2.0",
+            "pytest-cov==4.1.0",
+            "setuptools",
+        ],
     }
 
 
@@ -189,6 +196,7 @@ def test_a_library_outside_the_seven_keeps_its_name_and_its_reference_falls_back
             "pytest-cov==4.1.0",
             "numpy==1.23",
             "scipy==1.10.1",
+            "setuptools",
         ],
     }
 
@@ -200,6 +208,7 @@ def test_a_problem_about_pytest_is_not_given_a_second_pytest(tmp_path: Path) -> 
         "pytest==7.0.0",
         "numpy==1.23",
         "scipy==1.10.1",
+        "setuptools",
     ]
     assert problem.reference_code == "import numpy as np\ndef rounded(a):\n    return np.round(a)"
 
@@ -590,6 +599,7 @@ def test_distinct_envs_become_combos(dataset: Path, tmp_path: Path) -> None:
             "env": {
                 "python": "3.10",
                 "requirements": [
+                    "setuptools",
                     "pytest-cov==4.1.0",
                     "pytest==7.2.0",
                     "numpy==1.21.6",
@@ -601,32 +611,32 @@ def test_distinct_envs_become_combos(dataset: Path, tmp_path: Path) -> None:
     plain = Problem("ds1000/0", "0", "ds1000", "numpy", "", "", "", metadata={"problem_id": 0})
     envs = own_envs.derive([*problems, again, shuffled, plain])
     assert [c.id for c in envs.combos] == [
-        "gc-py3-10-numpy-1-25-0-4dbdba0d",
-        "gc-py3-10-scipy-1-8-1-fd7531e8",
-        "gc-py3-10-flask-2-0-0-f48738cf",
+        "gc-py3-10-numpy-1-25-0-20e9af77",
+        "gc-py3-10-scipy-1-8-1-b8c40b75",
+        "gc-py3-10-flask-2-0-0-ed0bcfcc",
     ]
     assert envs.combo_of == {
-        "gitchameleon/7": "gc-py3-10-numpy-1-25-0-4dbdba0d",
-        "gitchameleon/8": "gc-py3-10-scipy-1-8-1-fd7531e8",
-        "gitchameleon/9": "gc-py3-10-flask-2-0-0-f48738cf",
-        "gitchameleon/11": "gc-py3-10-numpy-1-25-0-4dbdba0d",
-        "gitchameleon/12": "gc-py3-10-scipy-1-8-1-fd7531e8",
+        "gitchameleon/7": "gc-py3-10-numpy-1-25-0-20e9af77",
+        "gitchameleon/8": "gc-py3-10-scipy-1-8-1-b8c40b75",
+        "gitchameleon/9": "gc-py3-10-flask-2-0-0-ed0bcfcc",
+        "gitchameleon/11": "gc-py3-10-numpy-1-25-0-20e9af77",
+        "gitchameleon/12": "gc-py3-10-scipy-1-8-1-b8c40b75",
     }
     assert envs.unplaced == {
         "gitchameleon/10": "Python 3.7 is older than 3.8, the oldest the env side runs on"
     }
     numpy_env, scipy_env, flask_env = envs.combos
     assert scipy_env == spec.Combo(
-        id="gc-py3-10-scipy-1-8-1-fd7531e8",
+        id="gc-py3-10-scipy-1-8-1-b8c40b75",
         python="3.10",
         libraries=(
             LibrarySpec("numpy", "numpy", "1.21.6", VersionKind.PIN),
             LibrarySpec("scipy", "scipy", "1.8.1", VersionKind.PIN),
         ),
-        extras=("pytest-cov==4.1.0", "pytest==7.2.0"),
+        extras=("pytest-cov==4.1.0", "pytest==7.2.0", "setuptools"),
         tags=("own-env",),
         description="a problem's own env: Python 3.10, scipy==1.8.1, numpy==1.21.6, "
-        "pytest==7.2.0, pytest-cov==4.1.0",
+        "pytest==7.2.0, pytest-cov==4.1.0, setuptools",
         origin="own-envs",
         wheels_only=True,
     )
@@ -639,7 +649,7 @@ def test_distinct_envs_become_combos(dataset: Path, tmp_path: Path) -> None:
             LibrarySpec("numpy", "numpy", "1.23", VersionKind.PIN),
             LibrarySpec("scipy", "scipy", "1.10.1", VersionKind.PIN),
         ),
-        ("flask==2.0.0", "pytest-cov==4.1.0", "pytest==7.2.0", "werkzeug==2.0.0"),
+        ("flask==2.0.0", "pytest-cov==4.1.0", "pytest==7.2.0", "setuptools", "werkzeug==2.0.0"),
     )
 
 
@@ -733,15 +743,15 @@ def test_the_combos_written_as_a_matrix_read_back_the_same(dataset: Path, tmp_pa
         "[matrix]",
         "wheels_only = true",
         "",
-        "[combos.gc-py3-10-numpy-1-25-0-4dbdba0d]",
+        "[combos.gc-py3-10-numpy-1-25-0-20e9af77]",
         (
             "description = \"a problem's own env: Python 3.10, numpy==1.25.0, pytest==7.2.0, "
-            'pytest-cov==4.1.0, scipy==1.10.1"'
+            'pytest-cov==4.1.0, scipy==1.10.1, setuptools"'
         ),
         'python = "3.10"',
         'numpy = "1.25.0"',
         'scipy = "1.10.1"',
-        'extras = ["pytest-cov==4.1.0", "pytest==7.2.0"]',
+        'extras = ["pytest-cov==4.1.0", "pytest==7.2.0", "setuptools"]',
     ]
     path = tmp_path / "matrix.toml"
     path.write_text(text)
@@ -809,9 +819,9 @@ def parts(outcome: dict[str, Any]) -> dict[str, str]:
 def test_each_problem_gets_the_env_upstream_grades_it_in(real_run: dict[str, Any]) -> None:
     envs = real_run["envs"]
     assert envs.combo_of == {
-        "gitchameleon/71": "gc-py3-10-numpy-1-25-0-4dbdba0d",
-        "gitchameleon/72": "gc-py3-10-numpy-1-25-0-4dbdba0d",
-        "gitchameleon/160": "gc-py3-10-scipy-1-8-1-fd7531e8",
+        "gitchameleon/71": "gc-py3-10-numpy-1-25-0-20e9af77",
+        "gitchameleon/72": "gc-py3-10-numpy-1-25-0-20e9af77",
+        "gitchameleon/160": "gc-py3-10-scipy-1-8-1-b8c40b75",
     }
     # ...and ran there only: one combo per problem, never the others
     assert real_run["ran_in"] == {p: {c} for p, c in envs.combo_of.items()}

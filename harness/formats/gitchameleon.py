@@ -350,6 +350,9 @@ UPSTREAM_EXTRAS = {
     "3.9": ("pytest==7.1.2", "pytest-cov==4.1.0", "numpy==1.21.6", "scipy==1.9.1"),
     "3.10": ("pytest==7.2.0", "pytest-cov==4.1.0", "numpy==1.23", "scipy==1.10.1"),
 }
+# ...and what ``python -m venv`` seeds a venv with on those Pythons besides pip: torch
+# 1.10 imports ``pkg_resources`` as it loads.
+SEEDED = "setuptools"
 
 
 def environment(python: str, library: str, version: str, additional: list[str]) -> dict[str, Any]:
@@ -365,6 +368,8 @@ def environment(python: str, library: str, version: str, additional: list[str]) 
         about_pytest = canonicalize_name(library) == TEST_RUNNER and name.startswith("pytest")
         if name not in mentioned and not about_pytest:
             requirements.append(companion)
+    if SEEDED not in mentioned:
+        requirements.append(SEEDED)
     return {"python": python, "requirements": list(dict.fromkeys(requirements))}
 
 
