@@ -5,7 +5,9 @@ tested on synthetic outcomes with a known answer.
 
 - A **curve** is one share per date. A model's share at a date counts only the problems
   whose reference passes at that date (problem drift is never charged to the model) and
-  that its answer could run there (``None``: skipped, no environment).
+  that its answer could run there (``None``: skipped, no environment). The reports pass
+  in only the problems whose reference passes at every date (``reports.timeline``), so
+  that every date counts the same problems.
 - The **vintage** is the date where the share is highest. Tied highest dates (a plateau)
   give their middle date; a curve equal everywhere (flat) gives none: it carries no
   information about dates. The 95% interval comes from a bootstrap over problems.

@@ -414,7 +414,8 @@ def render_timeline(t: Timeline, svg: str) -> list[str]:
         (
             f"<p>{len(t.days)} dates from {t.days[0].isoformat()} to {t.days[-1].isoformat()}, "
             "each combo resolved as the index was that day. A model's share counts only the "
-            "problems whose reference passes at that date; its vintage is the date of its "
+            "problems whose reference passes at every date (the same problems each time); "
+            "its vintage is the date of its "
             "highest share, with a 95% bootstrap interval over problems.</p>"
         ),
         _table(

@@ -249,7 +249,7 @@ def render_timeline(t: Timeline) -> list[str]:
         (
             f"{len(t.days)} dates from {first} to {last}, each combo resolved as the index "
             "was that day. A model's share at a date counts only the problems whose reference "
-            "passes there; its vintage is the date of its highest share (the middle of a "
+            "passes at every date (the same problems each time); its vintage is the date of its highest share (the middle of a "
             "tie), with a 95% bootstrap interval over problems. Curves: `timeline.png`; "
             "numbers: `timeline.json`."
         ),
