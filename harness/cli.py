@@ -408,6 +408,9 @@ def cmd_reach(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "reach.json", [r.to_dict() for r in found])
     (out / "reach.md").write_text(reach_report.markdown(found), encoding="utf-8")
+    run = RunDir(out)
+    if run.manifest.is_file():  # a run's directory: its reports show the ranges too
+        reports.write_reports(run)
     print(out / "reach.md")
     return 0
 

@@ -656,9 +656,8 @@ def reach_problems(
         others = {p: v for p, v in own_envs.pins(combo) if p != package}
         for text in combo.extras:
             name = canonicalize_name(Requirement(text).name)
-            # the grader itself is held at one release in every trial (when the others
-            # rise, they rise as little as they can: an unpinned pytest would sink to 2.0)
-            others.setdefault(name, reach.PYTEST if name == "pytest" else "")
+            # unpinned: held at one release in every trial (reach.HELD)
+            others.setdefault(name, reach.HELD.get(name, ""))
         try:
             today = reach.finals([str(r.version) for r in index.releases(package)])[-1]
         except (IndexUnavailableError, IndexError):

@@ -37,8 +37,11 @@ if TYPE_CHECKING:
     from harness.runner import Execution
 
 CLASSES = ("version-specific", "breaks later", "version-robust", "works everywhere")
-# The grader, the same in every trial: the last pytest for every Python from 3.8 to 3.13.
-PYTEST = "8.3.5"
+# Packages a problem's env asks for without a version, held at one release in every trial:
+# when the other pins rise (``bisection.Lab``), they rise as little as they can, and an
+# unpinned package would sink to its first release. These releases install on every
+# Python from 3.8 to 3.13.
+HELD = {"pytest": "8.3.5", "setuptools": "75.3.0"}
 
 
 @dataclass(frozen=True)

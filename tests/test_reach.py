@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from packaging.version import Version
@@ -15,6 +17,7 @@ from harness.problem import REFERENCE, Problem, Solution
 from harness.reports import reach as reach_report
 from harness.results import Outcome, Status
 from harness.runner import Execution
+from tests.conftest import ROOT, run_harness
 
 SCIPY = ["1.7.3", "1.8.0", "1.8.1", "1.9.3", "1.10.1", "1.11.4", "1.12.0", "1.13.1", "1.14.1"]
 EXECUTION = Execution(
@@ -136,3 +139,56 @@ def test_the_table_counts_each_class_per_library() -> None:
         "| `gitchameleon/8` | scipy | 1.8.1 | 3.10 | 1.8.0 (fails 1.7.3) … 1.11.4 (fails 1.12.0) | version-specific |"
         in text
     )
+
+
+PUBLISHED = ROOT.parent / "shared" / "data" / "gitchameleon" / "gitchameleon-dataset.tar.gz"
+
+
+@pytest.mark.network
+@pytest.mark.skipif(not PUBLISHED.is_file(), reason="needs ../shared/data/gitchameleon")
+def test_a_real_range_lands_in_its_runs_reports(tmp_path: Path) -> None:
+    """GitChameleon #71 (numpy 1.25.0): graded in its own env, then its reach measured
+    into the same run directory, whose reports then show it."""
+    results, problem = tmp_path / "results", "gitchameleon/71"
+    run_harness(
+        "run",
+        "--own-envs",
+        "--problems",
+        str(PUBLISHED),
+        "--problem-id",
+        problem,
+        "--results",
+        str(results),
+        "--run-id",
+        "gc",
+        "--no-history",
+        "-j",
+        "1",
+        cwd=ROOT,
+    )
+    run_harness(
+        "reach",
+        "--problems",
+        str(PUBLISHED),
+        "--problem-id",
+        problem,
+        "--out",
+        str(results / "gc"),
+        "-j",
+        "1",
+        "-q",
+        cwd=ROOT,
+    )
+    (found,) = json.loads((results / "gc" / "reach.json").read_text())
+    assert (found["problem_id"], found["library"], found["pinned"]) == (problem, "numpy", "1.25.0")
+    # np.round on a float array: every NumPy with a wheel for 3.10 (1.21.2 on), and the
+    # newest on the first Python that has one
+    assert (found["lowest"], found["below"]) == (found["oldest"], None)
+    assert (found["highest"], found["above"]) == (found["today"], None)
+    assert found["klass"] == "works everywhere" and found["trials"] >= 3
+    assert Version(found["oldest"]) < Version("1.25.0") < Version(found["today"])
+    md = (results / "gc" / "summary.md").read_text()
+    assert "## How far each problem reaches (harness reach)" in md
+    assert "| numpy | 1 | 0 | 0 | 0 | 0 | 1 |" in md
+    page = (results / "gc" / "report.html").read_text()
+    assert "How far each problem reaches" in page and '<div class="reach"><svg' in page

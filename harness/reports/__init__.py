@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import downloads, problemsets, staleness
 from harness.envs import EnvInfo
-from harness.errors import HarnessError
+from harness.errors import HarnessError, RunFileError
 from harness.history import Changes
 from harness.problem import MODEL_PREFIX
+from harness.reach import Reach
 from harness.repair import table as repair_table
 from harness.reports import exports, html, junit, markdown, timeline, trend_chart
+from harness.reports import reach as reach_report
 from harness.reports.idioms import ChangeNote, notes_of
 from harness.reports.summary import ModelReport, Summary, summarise
 from harness.results import Outcome, write_json
@@ -65,6 +68,9 @@ def write_reports(
         svg = timeline.figure_svg(dated, run.root / timeline.PNG, run.root / timeline.SVG)
         write_json(run.root / timeline.JSON, dated.to_dict())
         summary = replace(summary, timeline=dated, timeline_svg=svg)
+    found = reach_ranges(run)
+    if found:
+        summary = replace(summary, reach=found, reach_svg=reach_report.figure_svg(found))
     if night_trends is not None:
         summary = replace(
             summary, trends=night_trends, trends_svg=trend_chart.figure_svg(night_trends)
@@ -84,6 +90,18 @@ def write_reports(
     run.report_html.write_text(html.render(summary, outcomes), "utf-8", "backslashreplace")
     exports.write(run, outcomes)
     return summary
+
+
+def reach_ranges(run: RunDir) -> list[Reach]:
+    """``reach.json`` of the run, when ``harness reach --out`` wrote one into it."""
+    path = run.root / "reach.json"
+    if not path.is_file():
+        return []
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        return [Reach.from_dict(r) for r in rows]
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RunFileError(str(path), None, f"not what harness reach writes ({exc})") from None
 
 
 def _kept_trends(run: RunDir) -> Trends | None:

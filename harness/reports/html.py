@@ -308,6 +308,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         out += render_timeline(summary.timeline, summary.timeline_svg)
     if summary.trends is not None and summary.trends.series:
         out += render_trends(summary.trends, summary.trends_svg)
+    if summary.reach:
+        out += render_reach(summary)
 
     changed = _changed_outcomes(outcomes, order)
     if changed:
@@ -393,6 +395,27 @@ def render_upcoming(found: Sequence[Breakage]) -> list[str]:
             [f"<code>{_e(b.problem_id)}</code>", _e(b.error), _e(b.warning or "–")] for b in group
         ]
         out.append(_table(["problem", "error in the lane", "warning today"], rows))
+    return out
+
+
+def render_reach(summary: Summary) -> list[str]:
+    """Each problem's range on its library's release axis (``harness reach``)."""
+    rows = [
+        [
+            f"<code>{_e(r.problem_id)}</code>",
+            _e(r.library),
+            _e(r.pinned),
+            _e(f"{r.lowest} … {r.highest}" if r.klass else "–"),
+            _e(r.klass or r.note[:120]),
+        ]
+        for r in summary.reach
+    ]
+    out = [
+        "<h2>How far each problem reaches over its library's releases</h2>",
+        _table(["problem", "library", "written for", "passes from … to", "class"], rows),
+    ]
+    if summary.reach_svg:
+        out.append(f'<div class="reach">{summary.reach_svg}</div>')
     return out
 
 

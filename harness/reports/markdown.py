@@ -10,6 +10,7 @@ from harness.drift import DriftClass
 from harness.libraries import LIBRARIES
 from harness.releases import markdown as releases_markdown
 from harness.repair import table as repair_table
+from harness.reports import reach as reach_report
 from harness.reports import trend_chart
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
@@ -183,6 +184,8 @@ def render(summary: Summary) -> str:
 
     if summary.timeline is not None:
         out += ["", *render_timeline(summary.timeline)]
+    if summary.reach:
+        out += ["", reach_report.markdown(summary.reach, "##").rstrip()]
 
     out += ["", "## Will break: deprecation warnings from passing executions", ""]
     if summary.warnings:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from harness.bisection import Finding
     from harness.history import Changes
+    from harness.reach import Reach
     from harness.releases import ReleaseNews
     from harness.repair.table import RepairTable
     from harness.reports.timeline import Timeline
@@ -83,6 +84,8 @@ class Summary:
     upcoming: Sequence[Breakage] = ()  # references that hold today and fail in a lane
     trends: Trends | None = None  # the last nights, from the history
     trends_svg: str = field(default="", repr=False)  # their chart, for report.html
+    reach: Sequence[Reach] = ()  # harness reach: each problem's range over its releases
+    reach_svg: str = field(default="", repr=False)
 
     def finding(self, t: Trajectory) -> Finding | None:
         """The analysis of a drifted trajectory, when the run was bisected."""
