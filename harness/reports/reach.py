@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def _range(r: Reach) -> str:
     if not r.klass:
         return "–"
-    low = f"{r.lowest}" + (f" (fails {r.below})" if r.below else " (the oldest tried)")
+    low = f"{r.lowest}" + (f" (fails {r.below})" if r.below else " (the oldest that installs)")
     high = f"{r.highest}" + (f" (fails {r.above})" if r.above else "")
     return f"{low} … {high}"
 
