@@ -137,8 +137,10 @@ _BUILTIN_TYPES = frozenset(
 )
 
 
-# The exception type of an execution whose values the guard would not admit.
+# The exception types of an execution whose values the guard would not admit, and of one
+# it could not run apart (what the check gives the solution cannot be sent to it).
 GUARD_REFUSED = "GuardRefused"
+GUARD_ERROR = "GuardError"
 _REFUSED_GLOBAL = re.compile(r"refused: ([\w.]+:[\w.]+) ")
 
 
@@ -209,7 +211,7 @@ def diagnose(outcome: Outcome) -> Diagnosis | None:
         return None
     exc = (outcome.exc_type or "").rsplit(".", 1)[-1]
     message = outcome.message
-    if outcome.exc_type == GUARD_REFUSED:
+    if outcome.exc_type in (GUARD_REFUSED, GUARD_ERROR):
         return Diagnosis(Cause.GUARD_REFUSED, _refused_global(message))
     # graded per part (unit tests): the first error speaks for the outcome, but any part
     # that wanted the network or a program says what the execution lacked

@@ -479,11 +479,24 @@ def test_the_solutions_process_serves_each_run_of_the_check(tmp_path: Path) -> N
     assert len({pid for pid, _ in pids_seen(outcome)}) == 1
 
 
-def test_values_that_cannot_travel_get_a_process_of_their_own(tmp_path: Path) -> None:
-    # a function the check defined: pickle cannot name it outside the checker
-    context = THREE_RUNS.replace("HELPER", "env['helper'] = lambda: 0")
+def test_functions_the_check_defined_travel_as_code(tmp_path: Path) -> None:
+    # pickle cannot name them outside the checker: their code is sent, bound to the
+    # solution's globals (``os`` here, which the lambda uses, is the solution's import)
+    context = THREE_RUNS.replace("HELPER", "env['helper'] = lambda: os.sep")
     (outcome,) = run_batch(tmp_path, [ECHO + "helper()\n"], context=context, trusted=False)
-    assert len({pid for pid, _ in pids_seen(outcome)}) == 3
+    assert len({pid for pid, _ in pids_seen(outcome)}) == 1
+
+
+def test_values_that_cannot_travel_are_a_guard_error(tmp_path: Path) -> None:
+    # An object of a class the check defined cannot be rebuilt in the solution's process,
+    # and the solution never runs where the check's memory is: an error that says why.
+    context = THREE_RUNS.replace(
+        "HELPER",
+        "env['box'] = type('Box', (), {})()\n        env['box'].__class__.__module__ = 'nowhere'",
+    )
+    (outcome,) = run_batch(tmp_path, [ECHO], context=context, trusted=False)
+    assert (outcome["status"], outcome["exc_type"]) == ("error", "GuardError"), outcome
+    assert "cannot be sent" in outcome["message"]
 
 
 @pytest.mark.parametrize(

@@ -170,6 +170,94 @@ class Attack:
     ends: frozenset[str] = frozenset(NOT_PASS)  # statuses that count as contained
 
 
+# Raw reads of the solution's own memory: no audit hook sees them (libc's open and pread,
+# ctypes casts of addresses). Its process must hold nothing worth finding: not the batch
+# with every reference, not the check's expected values.
+RAW_MEMORY = """
+import ctypes
+import numpy as np
+
+libc = ctypes.CDLL(None)
+libc.open.restype = ctypes.c_int
+libc.pread.restype = ctypes.c_ssize_t
+libc.pread.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_long]
+
+
+def slurp(path):
+    fd = libc.open(path, 0)
+    buf = ctypes.create_string_buffer(1 << 20)
+    chunks = []
+    while fd >= 0:
+        k = libc.read(fd, buf, 1 << 20)
+        if k <= 0:
+            break
+        chunks.append(buf.raw[:k])
+    libc.close(fd)
+    return b"".join(chunks).decode()
+
+
+regions = []
+for line in slurp(b"/proc/self/maps").splitlines():
+    parts = line.split()
+    lo, hi = (int(x, 16) for x in parts[0].split("-"))
+    if parts[1].startswith("rw") and hi - lo < (1 << 28):
+        regions.append((lo, hi, len(parts) > 5))
+mem = libc.open(b"/proc/self/mem", 0)
+
+
+def readable(p):
+    return any(lo <= p < hi - 64 for lo, hi, _ in regions)
+
+
+def objects_of(kind):
+    # every live object of type kind, found by scanning the heap word by word
+    found = []
+    for lo, hi, named in regions:
+        if named:
+            continue
+        buf = ctypes.create_string_buffer(hi - lo)
+        if libc.pread(mem, buf, hi - lo, lo) != hi - lo:
+            continue
+        words = np.frombuffer(buf.raw, dtype=np.uint64)
+        for i in np.nonzero(words == id(kind))[0]:
+            start = lo + (int(i) - 1) * 8
+            if i == 0 or start % 16 or not 0 < words[i - 1] < 1 << 20:
+                continue
+            if kind is dict and not (0 < words[i + 1] < 64 and readable(int(words[i + 3]))):
+                continue
+            try:
+                found.append(ctypes.cast(start, ctypes.py_object).value)
+            except Exception:
+                pass
+    return found
+
+
+def read(address, size):
+    buf = ctypes.create_string_buffer(size)
+    return buf.raw if libc.pread(mem, buf, size, address) == size else None
+
+
+def int64_arrays(shape):
+    # the contents of every int64 NumPy array of this shape, read from raw memory only
+    found = []
+    for lo, hi, named in regions:
+        words = read(lo, hi - lo) if not named else None
+        if words is None:
+            continue
+        words = np.frombuffer(words, dtype=np.uint64)
+        for i in np.nonzero(words == id(np.ndarray))[0]:
+            if i + 6 >= len(words) or words[i + 2] != len(shape):
+                continue
+            dims = read(int(words[i + 3]), 8 * len(shape))
+            if dims is None or tuple(np.frombuffer(dims, dtype=np.int64)) != shape:
+                continue
+            data = read(int(words[i + 1]), 8 * int(np.prod(shape)))
+            if data is not None:
+                found.append(np.frombuffer(data, dtype=np.int64).reshape(shape).copy())
+    return found
+"""
+
+
 def attacks(paths: dict[str, str]) -> list[Attack]:
     """The attacks, aimed at this run's own files."""
     p = {k: repr(v) for k, v in paths.items()}
@@ -327,6 +415,33 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
             "import sys\nf = sys._getframe()\nwhile f is not None:\n"
             "    if 'expected_result' in f.f_locals:\n        result = f.f_locals['expected_result']\n"
             "    f = f.f_back",
+        ),
+        Attack(
+            "read-reference-from-own-memory",
+            RAW_MEMORY
+            + "batch = [d for d in objects_of(dict) if 'solution' in d and 'problem' in d]\n"
+            "mine = [d['problem'] for d in batch if 'read-reference-from-own' in d['solution']]\n"
+            "exec([d['solution'] for d in batch if d.get('trusted') and d['problem'] == mine[0]][0])",
+        ),
+        Attack(
+            "read-expected-from-own-memory",
+            RAW_MEMORY + "result = [o for o in int64_arrays((3, 4)) if o[0, 1] == 2][0]",
+        ),
+        Attack(
+            "read-checker-memory-through-libc",
+            RAW_MEMORY
+            + "import os\nreadable = []\nme = os.readlink('/proc/self')  # as /proc numbers it\n"
+            "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+            "    fd = libc.open(b'/proc/%s/mem' % pid.encode(), 0)\n"
+            "    if fd >= 0:\n"
+            "        probe = ctypes.create_string_buffer(8)\n"
+            "        for line in slurp(b'/proc/%s/maps' % pid.encode()).splitlines()[:50]:\n"
+            "            lo = int(line.split('-')[0], 16)\n"
+            "            if libc.pread(fd, probe, 8, lo) == 8 and pid != me:\n"
+            "                readable.append(pid)\n"
+            "                break\n"
+            "        libc.close(fd)\n"
+            "result = a * 2 if readable else a  # passes only if another process was read",
         ),
         Attack(
             "read-expected-from-gc",
@@ -819,8 +934,11 @@ def test_no_attack_passes(hostile: HostileRun) -> None:
         ("masked-everywhere", "fail", "masked"),
         ("report-replaces-the-checks-builtins", "error", "not a variable of its own"),
         ("connect-to-host", "error", "Connection refused"),  # its own loopback: nobody there
-        ("read-expected-from-frames", "fail", "ACTUAL: array(None"),
+        ("read-expected-from-frames", "error", "KeyError"),  # no frame of the check's here
         ("read-reference-from-batch-file", "error", "IndexError"),
+        ("read-reference-from-own-memory", "error", "IndexError"),  # no batch in its memory
+        ("read-expected-from-own-memory", "error", "IndexError"),  # nor the expected value
+        ("read-checker-memory-through-libc", "fail", "Arrays are not equal"),
         ("kill-parent", "crash", "SIGKILL"),  # its parent is out of reach: pid 0, its own group
         ("write-home", "error", "OSError"),
         ("write-site-packages", "error", "OSError"),

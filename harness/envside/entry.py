@@ -4,6 +4,7 @@
     __main__.py floor BATCH.json   the same programs without isolation (benchmarks)
     __main__.py probe MODULE...    what the environment imports (one JSON line)
     __main__.py exec FD PARENT     one execution in a fresh interpreter (internal)
+    __main__.py solution FD CONFIG an untrusted solution's process, for the guard (internal)
     __main__.py allowlist FILE     check an allowlist file as the guard reads it
 
 Standard output belongs to the protocol; anything else printed goes to stderr.
@@ -27,6 +28,11 @@ def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else ""
     if command == "exec":
         fresh_child_main(int(argv[2]), int(argv[3]))
+        return 0
+    if command == "solution":
+        from . import solution  # only the guard starts it: not loaded by the others
+
+        solution.main(int(argv[2]), json.loads(argv[3]))
         return 0
     if command in ("run", "floor") and not in_child_environment():
         # the host's harness process: if it dies, so does this runner and all below it

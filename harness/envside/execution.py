@@ -175,6 +175,9 @@ def execute(payload: Json) -> Json:
         # raised by the solution in its own process, under a name only it knows
         status, exc_type, message = "error", exc.qualified, str(exc)
         tb = exc.remote_traceback
+    except guard.GuardError as exc:
+        # what the check gives the solution could not be sent to its process
+        status, exc_type, message = "error", "GuardError", str(exc)
     except guard.GuardRefusedError as exc:
         # the checker would not admit what the solution sent back (transport.py)
         status, exc_type, message = "error", "GuardRefused", str(exc)

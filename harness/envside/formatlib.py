@@ -31,8 +31,8 @@ def harness_run_cell(source: str, namespace: dict[str, _Any]) -> str:
     """Run ``source`` as a notebook cell: its stdout, then the value of its last line when
     that is an expression (``df.head()``) and does not end with ``;``.
 
-    Self-contained (it imports what it uses): in a solution's process the check's
-    globals are scrubbed, so that the solution cannot read the expected values there."""
+    Self-contained (it imports what it uses): it runs in the solution's process, which
+    holds none of the check's globals."""
     import ast
     import builtins
     import io

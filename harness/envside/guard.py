@@ -1,14 +1,14 @@
-"""The guard: an untrusted solution runs in a child process apart from its check.
+"""The guard: an untrusted solution runs in a process apart from its check.
 
 The problem's own code — its test context, its checks — runs in the execution's
-process, the checker. When the context executes the solution, the guard forks once: the
-child is in a process-id namespace of its own (the checker is not in it, so it cannot be
-signalled or traced; when the execution ends, everything the solution started ends), drops
-every capability, takes resource limits and an audit hook that blocks memory
-introspection, clears the checker's state it inherited (the expected answers, the check
-code), then runs the solution and sends back what it assigned. The checker admits those
-values through ``transport`` (default-deny) before its checks see them. So a solution can
-neither patch the checker, nor read the expected answer, nor reach past its sandbox.
+process, the checker. When the context executes the solution, the guard starts a new
+interpreter for it (``solution.py``): in a process-id namespace of its own (the checker
+is not in it, so it cannot be signalled or traced; when the execution ends, everything
+the solution started ends), without capabilities, under resource limits, holding none of
+the checker's memory. The checker sends it the code and the values the check gives the
+solution, and admits what comes back through ``transport`` (default-deny) before its
+checks see it. So a solution can neither patch the checker, nor read the expected answer
+or the reference, nor reach past its sandbox.
 """
 
 from __future__ import annotations
@@ -16,109 +16,24 @@ from __future__ import annotations
 import array
 import builtins
 import contextlib
-import ctypes
-import gc
 import importlib
+import io
 import json
+import marshal
 import os
 import pickle
-import random
-import re
 import shutil
 import signal
 import socket
 import struct
 import sys
-import traceback
 import types
-from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from . import sandbox, transport
-from .protocol import RUNS_SOLUTION, Json
-
-if TYPE_CHECKING:
-    from types import FrameType
+from .protocol import LAUNCHER, RUNS_SOLUTION, Json
 
 _MAX_RESPONSE = 512 * 1024 * 1024
-
-# -- what untrusted code may not do ------------------------------------------------------
-
-_BLOCKED_EVENTS = frozenset(
-    {
-        "gc.get_objects",
-        "gc.get_referrers",
-        "sys._current_frames",
-        "ctypes.string_at",
-        "ctypes.wstring_at",
-    }
-)
-_PROC_MEMORY = re.compile(
-    r"^/proc/(self|thread-self|\d+)/(task/\d+/)?(mem|pagemap|environ|maps|smaps)$"
-)
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event in _BLOCKED_EVENTS:
-        raise RuntimeError("the sandbox does not allow %s" % event)
-    if event == "open" and args and isinstance(args[0], (str, bytes)):
-        path = args[0].decode() if isinstance(args[0], bytes) else args[0]
-        if _PROC_MEMORY.match(path):
-            raise PermissionError("the sandbox does not allow reading %s" % path)
-
-
-def arm_audit() -> None:
-    """Install the audit hook; it cannot be removed for the life of the process."""
-    sys.addaudithook(_audit)
-
-
-def scrub(keep: list[object]) -> None:
-    """Forget what the checker knew: every local of every frame on the stack, and the
-    program's namespaces, but the objects in ``keep`` (the solution's code and globals).
-
-    Runs in the solution's process, which never returns to those frames.
-    """
-    kept = {id(k) for k in keep}
-    frame: FrameType | None = sys._getframe(1)  # noqa: SLF001 - the frames are what we clear
-    while frame is not None:
-        names = frame.f_globals.get("__name__")
-        is_module_frame = frame.f_code.co_name == "<module>"
-        if is_module_frame and frame.f_code.co_filename == "<program>":
-            namespace = frame.f_globals
-            if id(namespace) not in kept:
-                _leak(list(namespace.values()))
-                namespace.clear()
-        elif not is_module_frame or names not in sys.modules:
-            _clear_locals(frame, kept)
-        frame = frame.f_back
-
-
-def _leak(values: list[object]) -> None:
-    """Keep ``values`` alive with a reference no Python code can find (gc's own walks
-    are closed to the solution): clearing the frames must not run finalizers, which
-    would close files and free memory that C code (fonts, runtimes) still uses. One
-    list holds them, and nothing but that leaked reference holds the list."""
-    if values:
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(list(values)))
-
-
-def _clear_locals(frame: FrameType, kept: set[int]) -> None:
-    items = [(n, v) for n, v in list(frame.f_locals.items()) if id(v) not in kept]
-    names = [n for n, _ in items]
-    if not names:
-        return
-    _leak([v for _, v in items])
-    if sys.version_info >= (3, 13):
-        proxy = frame.f_locals  # a write-through view of the frame's variables
-        for name in names:
-            with contextlib.suppress(Exception):
-                proxy[name] = None
-        return
-    snapshot = frame.f_locals
-    for name in names:
-        snapshot[name] = None
-    with contextlib.suppress(Exception):
-        ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
-
 
 # -- the report the solution's process sends back ----------------------------------------
 
@@ -202,7 +117,7 @@ def _read_part(fh: Any) -> bytes | None:
     return data if len(data) == size else None
 
 
-def _send(fd: int, report: Json, blobs: list[bytes]) -> bool:
+def send_report(fd: int, report: Json, blobs: list[bytes]) -> bool:
     """Write a report whole; False if the checker is no longer there to read it."""
     data = _frame(report, blobs)
     try:
@@ -213,7 +128,7 @@ def _send(fd: int, report: Json, blobs: list[bytes]) -> bool:
     return True
 
 
-_write, _loads = os.write, pickle.loads  # bound at import, as _quote above
+_write = os.write  # bound at import, as _quote above
 
 
 # -- the requests a resident solution process serves --------------------------------------
@@ -243,7 +158,7 @@ def _send_request(requests: socket.socket, request: bytes, report_fd: int) -> No
     requests.sendall(head[sent:] + request, socket.MSG_NOSIGNAL)
 
 
-def _receive_request(requests: socket.socket) -> tuple[bytes, int] | None:
+def receive_request(requests: socket.socket) -> tuple[bytes, int] | None:
     """The next request and the descriptor its report goes to; None once the checker is
     done (the socket closed) or sends something else."""
     head, ancillary, _, _ = requests.recvmsg(_LENGTH.size, socket.CMSG_SPACE(4))
@@ -271,29 +186,81 @@ def _read_exactly(requests: socket.socket, size: int, data: bytes = b"") -> byte
     return b"".join(chunks)
 
 
-def _request(code: str, env: dict[str, Any]) -> bytes | None:
-    """What a resident needs to run ``code`` in ``env`` as a process forked now would:
-    the code, the values (in one pickle, so that values that share an array still share
-    it), the modules by name, and the global random states a fork would inherit.
+def _request(code: Any, env: dict[str, Any]) -> tuple[bytes | None, str]:
+    """What the solution's process needs to run ``code`` in ``env`` as this process
+    would: the code, the values (in one pickle, so that values that share an array still
+    share it), the modules by name, and the global random states a fork would inherit.
 
-    None when something cannot travel — a function or class the check defined itself
-    (pickle finds it by name, and in the resident that name is gone), builtins of the
-    check's choosing: then a new process is forked, as for the first run. Only the
-    checker's own values are pickled here, and only the (untrusted) resident reads them.
+    ``(None, why)`` when something cannot travel: builtins of the check's own choosing,
+    an object of a class the check defined (pickle finds classes by name), a closure.
+    Other functions that pickle cannot name (a notebook's, a check's helper) travel as
+    their code, bound to the copy of ``env`` there. Only values the check hands the solution are sent, and only the
+    (untrusted) solution's process reads them.
     """
-    if "__builtins__" in env:
-        return None
     values: dict[str, Any] = {}
     modules: dict[str, str] = {}
     for name, value in env.items():
+        if name == "__builtins__":
+            # put there by an earlier exec() of the check's: the solution gets its own
+            if value is builtins or (isinstance(value, dict) and set(value) <= _BUILTIN_NAMES):
+                continue
+            return None, "the check gives the solution builtins of its own"
         if isinstance(value, types.ModuleType):
             modules[name] = value.__name__
         else:
             values[name] = value
+    buffer = io.BytesIO()
     try:
-        return pickle.dumps((code, values, modules, _random_states()), protocol=4)
-    except Exception:
-        return None
+        _RequestPickler(buffer, env).dump((code, values, modules, _random_states()))
+    except Exception as exc:
+        return None, "%s: %s" % (type(exc).__name__, str(exc)[:300])
+    return buffer.getvalue(), ""
+
+
+_BUILTIN_NAMES = frozenset(builtins.__dict__)
+
+
+class _RequestPickler(pickle.Pickler):
+    def __init__(self, file: BinaryIO, env: dict[str, Any]) -> None:
+        super().__init__(file, protocol=4)
+        self.env = env
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is types.FunctionType and obj.__closure__ is None and not _named(obj):
+            # A function the check or the notebook defined, which pickle cannot find by
+            # name: its code, bound there to the solution's globals (its own, for a
+            # notebook's; never the check's, which hold the expected values).
+            code = marshal.dumps(obj.__code__)
+            return _function, (code, obj.__name__, obj.__defaults__, obj.__kwdefaults__)
+        return NotImplemented
+
+
+def _named(function: types.FunctionType) -> bool:
+    """Whether pickle finds ``function`` by its module and qualified name."""
+    found: Any = sys.modules.get(function.__module__ or "")
+    if found is None or function.__module__ == "__main__":
+        return False  # the program's namespace is not the __main__ module
+    for part in function.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is function
+
+
+_GLOBALS: list[dict[str, Any]] = []  # the env functions are rebuilt into, while loading
+
+
+def load_request(request: bytes, env: dict[str, Any]) -> Any:
+    """A request as ``_request`` made it; functions it carries are bound to ``env``."""
+    _GLOBALS[:] = [env]
+    try:
+        return pickle.loads(request)
+    finally:
+        del _GLOBALS[:]
+
+
+def _function(code: bytes, name: str, defaults: Any, kwdefaults: Any) -> types.FunctionType:
+    function = types.FunctionType(marshal.loads(code), _GLOBALS[0], name, defaults)
+    function.__kwdefaults__ = kwdefaults
+    return function
 
 
 def _random_states() -> dict[str, Any]:
@@ -311,24 +278,6 @@ def _random_states() -> dict[str, Any]:
     return states
 
 
-def _set_random_states(states: dict[str, Any]) -> None:
-    random.seed()  # as after a fork
-    if "numpy" in states:
-        sys.modules["numpy"].random.set_state(states["numpy"])
-    if "torch" in states:
-        sys.modules["torch"].set_rng_state(states["torch"])
-
-
-def _open_figures() -> bool:
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is None:
-        return False
-    try:
-        return bool(pyplot.get_fignums())
-    except Exception:
-        return True
-
-
 class RemoteError(Exception):
     """An exception the solution raised in its own process, named as it was there."""
 
@@ -340,6 +289,10 @@ class RemoteError(Exception):
 
 class GuardRefusedError(Exception):
     """The check's process would not admit a value the solution sent back."""
+
+
+class GuardError(Exception):
+    """The solution could not be run apart: what the check gives it cannot be sent."""
 
 
 def _reraise(report: Json) -> None:
@@ -420,20 +373,40 @@ def _sleeper(lifetime: float) -> tuple[str, list[str]]:
     return sys.executable, [sys.executable, "-S", "-c", "import time; time.sleep(%s)" % seconds]
 
 
+def _inherited(keep: int = -1) -> list[int]:
+    """This process's descriptors that a new program would inherit, but ``keep``: a pipe
+    it held would keep the execution's output open after the execution ended, and the
+    result pipe is the checker's alone."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            if fd > 2 and fd != keep and os.get_inheritable(fd):
+                found.append(fd)
+    return found
+
+
 def _no_descriptors() -> list[Any]:
-    """None of this process's descriptors for a process it spawns: a pipe it held would
-    keep the execution's output open after the execution ended."""
+    """None of this process's descriptors for a process it spawns (the sleeper)."""
     actions: list[Any] = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
         (os.POSIX_SPAWN_DUP2, 1, 2),
     ]
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    return actions + [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
+
+
+def _become(argv: list[str], close: list[int]) -> None:  # pragma: no cover - in the child
+    """In a child just forked: a process group of its own (kill(0, …) and killpg reach only
+    what the solution starts, never the checker), standard input from /dev/null, only the
+    descriptors it is meant to have, then the new program."""
+    os.setpgid(0, 0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    for fd in [*close, devnull]:
         with contextlib.suppress(OSError):
-            if fd > 2 and os.get_inheritable(fd):
-                actions.append((os.POSIX_SPAWN_CLOSE, fd))
-    return actions
+            os.close(fd)
+    os.execve(argv[0], argv, os.environ)
 
 
 class Guard:
@@ -495,17 +468,19 @@ class Guard:
             return
         self.engaged = True
         env = globals_ if isinstance(globals_, dict) else {}
-        received = self._ask_resident(code, env)
-        if received is None:
+        if self._resident is None:
             reason = _unforkable()
             if reason:
-                # Forking now would hang or abort the solution's process; it runs here, in
-                # the sandbox still, and its outcome says so.
+                # What the solution returns was never measured for the allowlist with
+                # TensorFlow's runtime started; it runs here, in the sandbox still, and
+                # its outcome says so.
                 self.unguarded = reason
                 self._exec(code, globals_, locals_)
                 return
-            received = self._fork(code, env)
-        report, blobs = received
+        request, why = _request(code, env)
+        if request is None:
+            raise GuardError("what the check gives the solution cannot be sent to it: %s" % why)
+        report, blobs = self._ask(request)
         if self.recorder is not None:
             for record in report.get("warnings", [])[:100]:
                 if isinstance(record, dict) and all(
@@ -516,9 +491,42 @@ class Guard:
             _reraise(report)
         self._apply(report, blobs, env)
 
-    def _fork(self, code: str, env: dict[str, Any]) -> tuple[Json, list[bytes]]:
-        """Run the solution in a new process forked from this one; it stays, as the
-        resident, for the execution's next runs of the solution."""
+    def _ask(self, request: bytes) -> tuple[Json, list[bytes]]:
+        """The solution's report on ``request``, from its process (started now if there
+        is none yet: one serves all the check's runs of the solution)."""
+        for attempt in (1, 2):
+            started = self._resident is None
+            if self._resident is None:
+                self._resident = self._start()
+            read_fd, write_fd = os.pipe()
+            try:
+                try:
+                    _send_request(self._resident.requests, request, write_fd)
+                finally:
+                    os.close(write_fd)
+            except OSError:
+                os.close(read_fd)
+                if started or attempt == 2:
+                    self._crashed()
+                self._retire()  # it ended after its last report: a new one runs this
+                continue
+            with os.fdopen(read_fd, "rb") as reports:
+                received = _read_report(reports)
+            if received is None:
+                self._crashed()
+            if received[0].get("kind") == "declined":
+                self._retire()
+                raise GuardError(
+                    "the solution's process could not rebuild what the check gives it: %s"
+                    % str(received[0].get("message", ""))[:300]
+                )
+            return received
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start(self) -> _Resident:
+        """Start the solution's process: a new interpreter (``solution.py``), born in
+        the solutions' pid namespace, with the request socket and the standard streams
+        as its only descriptors."""
         if self.sandboxed:
             if not _NAMESPACE:
                 _NAMESPACE.append(_Namespace(float(self.limits.get("timeout", 120))))
@@ -526,85 +534,37 @@ class Guard:
             # the allowance (where a pids cgroup holds the execution, that is the cap).
             if self.limits.get("task_cap") == "rlimit" and not self._nproc:
                 self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
-        read_fd, write_fd = os.pipe()
-        # requests go over a socket: sent with MSG_NOSIGNAL, a request to a process that
-        # has ended is an error here, not a SIGPIPE that would end the check
         asking, answering = socket.socketpair()
+        config = {
+            # a process whose parent is outside its pid namespace sees it as pid 0
+            "parent": 0 if self.sandboxed else os.getpid(),
+            "sandboxed": self.sandboxed,
+            "fsize_mb": int(self.limits.get("fsize_mb", 1024)),
+            "nproc": self._nproc,
+            "warnings": self.recorder is not None,
+        }
+        fd = answering.fileno()
+        argv = [sys.executable, "-s", LAUNCHER, "solution", str(fd), json.dumps(config)]
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
-        parent = os.getpid()
-        # While the solution's process lives, every page either process writes is copied:
-        # a collection here walks (and so writes) every object the two still share.
-        # Frozen, they are left alone on both sides (garbage the check made before this is
-        # not collected in this short-lived process: memory, nothing else).
-        gc.freeze()
+        close = _inherited(keep=fd)
+        os.set_inheritable(fd, True)
         namespace = _NAMESPACE[0] if self.sandboxed else None
         if namespace is not None:
             namespace.enter()
         try:
             pid = os.fork()
-        except BaseException:
+            if pid == 0:  # pragma: no cover - becomes the solution's process at once
+                try:
+                    _become(argv, close)
+                finally:
+                    os._exit(70)
+        finally:
             if namespace is not None:
                 namespace.leave()
-            raise
-        if pid != 0 and namespace is not None:
-            namespace.leave()  # never in the child: its children stay in its namespace
-        if pid == 0:  # pragma: no cover - the solution's process
-            try:
-                # A process group of its own: kill(0, …) and killpg reach only what the
-                # solution started, never the checker (its pid namespace hides the rest).
-                os.setpgid(0, 0)
-                if self.sandboxed:
-                    sandbox.die_with_parent(0)  # its parent is outside its namespace
-                else:
-                    sandbox.die_with_parent(parent)
-                os.close(read_fd)
-                asking.close()
-                self._solution(code, env, write_fd, answering)
-            finally:
-                os._exit(70)
-        os.close(write_fd)
-        answering.close()
-        # The process stays, waiting for the next request; it ends when the request
-        # socket closes (``_retire``) or with this process (it dies with its parent).
-        self._resident = _Resident(pid, asking)
-        with os.fdopen(read_fd, "rb") as reports:
-            received = _read_report(reports)
-        if received is None:
-            self._crashed()
-        return received
-
-    def _ask_resident(self, code: str, env: dict[str, Any]) -> tuple[Json, list[bytes]] | None:
-        """The solution run again in the process that ran it before (a fork per run of
-        the solution is most of what the guard costs), or None when a new process must
-        run it: there is none yet, the values cannot travel, figures are open here (a
-        fork would inherit them), or it declined (it could not rebuild the request)."""
-        resident = self._resident
-        if resident is None:
-            return None
-        request = _request(code, env)
-        if request is None or _open_figures():
-            self._retire()
-            return None
-        read_fd, write_fd = os.pipe()
-        try:
-            try:
-                _send_request(resident.requests, request, write_fd)
-            finally:
-                os.close(write_fd)
-        except OSError:
-            os.close(read_fd)
-            self._retire()  # it ended after its last report: a new process runs this one
-            return None
-        with os.fdopen(read_fd, "rb") as reports:
-            received = _read_report(reports)
-        if received is None:
-            self._crashed()
-        if received[0].get("kind") == "declined":
-            self._retire()
-            return None
-        return received
+            answering.close()
+        return _Resident(pid, asking)
 
     def _retire(self) -> None:
         """Let the resident go: its request socket closes, and it ends."""
@@ -623,88 +583,6 @@ class Guard:
             os.kill(self._resident.pid, signal.SIGKILL)  # an ended process keeps its status
         _, status = os.waitpid(self._resident.pid, 0)
         _die_like(status)
-
-    def _solution(
-        self, code: str, env: dict[str, Any], write_fd: int, requests: socket.socket
-    ) -> None:
-        """The solution's process: the first run, then each run the checker asks for."""
-        report: Json = {"kind": "raised", "type": "RuntimeError", "message": "the sandbox failed"}
-        blobs: list[bytes] = []
-        sent = False
-        try:
-            for fd in self.close_fds:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            if self.sandboxed:
-                sandbox.drop_privileges()
-                sandbox.limit(int(self.limits.get("fsize_mb", 1024)), self._nproc)
-            before = transport.snapshot(env)
-            scrub([code, env, self, write_fd, requests, before])
-            arm_audit()
-            report, blobs = self._run(code, env, before)
-            del env, before, code
-            sent = _send(write_fd, report, blobs)
-            os.close(write_fd)
-            while sent:
-                received = _receive_request(requests)
-                if received is None:
-                    break  # the checker is done with this process
-                request, report_fd = received
-                report, blobs = self._serve(request)
-                _send(report_fd, report, blobs)
-                os.close(report_fd)
-                if report.get("kind") == "declined":
-                    break
-        finally:
-            try:
-                if not sent:
-                    _send(write_fd, report, blobs)
-            finally:
-                os._exit(0)
-
-    def _serve(self, request: bytes) -> tuple[Json, list[bytes]]:
-        """One more run: the values, modules and random states as a process forked now
-        from the checker would have them."""
-        try:
-            code, values, modules, states = _loads(request)
-            env = dict(values)
-            for name, module in modules.items():
-                env[name] = sys.modules.get(module) or importlib.import_module(module)
-            _set_random_states(states)
-            pyplot = sys.modules.get("matplotlib.pyplot")
-            if pyplot is not None:
-                pyplot.close("all")  # the checker had none open (else it would fork)
-            before = transport.snapshot(env)
-        except BaseException:
-            return {"kind": "declined"}, []
-        return self._run(code, env, before)
-
-    def _run(
-        self, code: str, env: dict[str, Any], before: dict[str, Any]
-    ) -> tuple[Json, list[bytes]]:
-        recorded = len(self.recorder.items) if self.recorder is not None else 0
-        try:
-            self._exec(code, env)
-            report, blobs = transport.outputs(env, before)
-        except BaseException as exc:
-            frames = traceback.extract_tb(exc.__traceback__)[-4:]
-            report = {
-                "kind": "raised",
-                "type": type(exc).__qualname__
-                if type(exc).__module__ == "builtins"
-                else "%s.%s" % (type(exc).__module__, type(exc).__qualname__),
-                "message": str(exc)[:2000],
-                "traceback": "\n".join(
-                    "%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames
-                ),
-            }
-            blobs = []
-        if self.recorder is not None:
-            report["warnings"] = list(self.recorder.items[recorded:])
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(BaseException):
-                stream.flush()
-        return report, blobs
 
     def _apply_bundle(
         self, rest: list[bytes], bundled: list[str], env: dict[str, Any]

@@ -29,6 +29,7 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 24, 28, 38
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 # SECBIT_NOROOT | _LOCKED | SECBIT_NO_SETUID_FIXUP | _LOCKED | SECBIT_KEEP_CAPS_LOCKED
 _SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20
 _CAPSET = {"x86_64": 126, "aarch64": 91}  # syscall numbers of capset
@@ -286,6 +287,12 @@ def _protect_proc() -> None:
         if os.path.exists(path):
             with contextlib.suppress(SandboxError):
                 _mount("/dev/null", path, None, MS_BIND)
+
+
+def undumpable() -> None:
+    """No process without CAP_SYS_PTRACE may read this one's memory (``/proc/PID/mem``),
+    nor trace it: not another execution's solution, running as the same user."""
+    _check(libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "undumpable")
 
 
 def drop_privileges() -> None:
