@@ -479,6 +479,23 @@ def test_the_solutions_process_serves_each_run_of_the_check(tmp_path: Path) -> N
     assert len({pid for pid, _ in pids_seen(outcome)}) == 1
 
 
+WHO_STARTED_ME = (
+    "import os\n"
+    "me = os.readlink('/proc/self')  # as /proc numbers it, outside the pid namespace\n"
+    "ppid = [l for l in open('/proc/%s/status' % me) if l.startswith('PPid:')][0].split()[1]\n"
+    "raise RuntimeError(open('/proc/%s/cmdline' % ppid, 'rb').read().split(b'\\0')[3])\n"
+)
+
+
+def test_the_solutions_process_never_comes_from_its_checker(tmp_path: Path, isolation: str) -> None:
+    # zygote mode: the keeper, a fork of the template (a new interpreter that imported
+    # the group's libraries and never held the batch); fresh mode: the checker started a
+    # new interpreter, so its parent is the checker (``exec``), whose memory it lacks
+    (outcome,) = run_batch(tmp_path, [WHO_STARTED_ME], trusted=False)
+    parent = {"zygote": "template", "fresh": "exec"}[isolation]
+    assert (outcome["exc_type"], outcome["message"]) == ("RuntimeError", repr(parent.encode()))
+
+
 def test_functions_the_check_defined_travel_as_code(tmp_path: Path) -> None:
     # pickle cannot name them outside the checker: their code is sent, bound to the
     # solution's globals (``os`` here, which the lambda uses, is the solution's import)

@@ -34,6 +34,11 @@ def main(argv: list[str]) -> int:
 
         solution.main(int(argv[2]), json.loads(argv[3]))
         return 0
+    if command == "template":
+        from . import solution
+
+        solution.template_main(int(argv[2]), json.loads(argv[3]))
+        return 0
     if command in ("run", "floor") and not in_child_environment():
         # the host's harness process: if it dies, so does this runner and all below it
         sandbox.die_with_parent(os.getppid())

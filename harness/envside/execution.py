@@ -159,6 +159,7 @@ def execute(payload: Json) -> Json:
             recorder=recorder,
             allowlist=transport.shipped_allowlist(payload.get("allowlist_extra") or ""),
             usage=usage,
+            place={k: payload.get(k) for k in ("hide", "memory_mb", "cgroups")},
         )
         namespace["__builtins__"] = apart.builtins()
     status = "pass"
@@ -237,7 +238,7 @@ def _tb(exc: BaseException) -> str:
     return "\n".join(lines)[-MAX_TRACEBACK:]
 
 
-def _limit_memory(megabytes: int | None) -> None:
+def limit_memory(megabytes: int | None) -> None:
     if not megabytes:
         return
     try:
@@ -299,7 +300,7 @@ def prepare(payload: Json, workdir: str, result_fd: int) -> None:
         with contextlib.suppress(Exception):
             config.CACHE_DIR = workdir  # type: ignore[attr-defined]
     payload["result_fd"] = result_fd
-    _limit_memory(payload.get("memory_mb"))
+    limit_memory(payload.get("memory_mb"))
 
 
 def reset_after_fork() -> None:

@@ -1,8 +1,9 @@
 """The guard: an untrusted solution runs in a process apart from its check.
 
 The problem's own code — its test context, its checks — runs in the execution's
-process, the checker. When the context executes the solution, the guard starts a new
-interpreter for it (``solution.py``): in a process-id namespace of its own (the checker
+process, the checker. When the context executes the solution, the guard has a process
+started for it that never held the checker's memory (``solution.py``: forked by the
+zygote's template interpreter, or a new interpreter): in a process-id namespace of its own (the checker
 is not in it, so it cannot be signalled or traced; when the execution ends, everything
 the solution started ends), without capabilities, under resource limits, holding none of
 the checker's memory. The checker sends it the code and the values the check gives the
@@ -142,9 +143,64 @@ class _Resident:
     once it has written the report: a report cut short ends at the end of its pipe, as
     it did when a process ended after its one report."""
 
-    def __init__(self, pid: int, requests: socket.socket) -> None:
+    def __init__(
+        self,
+        pid: int,
+        requests: socket.socket,
+        lifeline: int = -1,
+        status: BinaryIO | None = None,
+    ) -> None:
         self.pid = pid
         self.requests = requests
+        # Started from the template, it is not this process's child: its keeper ends it
+        # when ``lifeline`` closes, and says on ``status`` how it ended.
+        self.lifeline = lifeline
+        self.status = status
+
+    def end(self) -> int:
+        """End the process (if it has not ended) and return its wait status."""
+        if self.status is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)  # an ended process keeps its status
+            return os.waitpid(self.pid, 0)[1]
+        os.close(self.lifeline)
+        self.lifeline = -1
+        for line in self.status:
+            if line.startswith(b"status "):
+                return int(line.split()[1])
+        return signal.SIGKILL  # its keeper went without a word: as if killed
+
+    def let_go(self) -> None:
+        self.requests.close()
+        if self.status is None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, os.WNOHANG)
+            return
+        if self.lifeline >= 0:
+            os.close(self.lifeline)
+        self.status.close()
+
+
+# The solution processes' template of this library group (solution.template_main), where
+# the zygote started one: a new interpreter with the group's libraries imported, which
+# never held a batch or a check, and forks each solution's process on request.
+TEMPLATE: list[socket.socket] = []
+
+
+def start_template(modules: list[str]) -> None:
+    """Start the template for the executions this process will fork (the zygote's)."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    fd = theirs.fileno()
+    config = {"parent": os.getpid(), "modules": modules}
+    argv = [sys.executable, "-s", LAUNCHER, "template", str(fd), json.dumps(config)]
+    actions = [a for a in _no_descriptors() if a[:2] != (os.POSIX_SPAWN_CLOSE, fd)]
+    os.set_inheritable(fd, True)
+    try:
+        os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions)
+    finally:
+        theirs.close()
+    mine.setblocking(True)
+    TEMPLATE[:] = [mine]
 
 
 _LENGTH = struct.Struct("!Q")
@@ -324,7 +380,7 @@ def _unforkable() -> str:
     return ""
 
 
-class _Namespace:
+class SolutionNamespace:
     """The pid namespace the solutions of one execution are born in.
 
     Made once per execution, without a fork of this (large) process: this process
@@ -361,7 +417,7 @@ class _Namespace:
         sandbox.set_pid_namespace(self.own)
 
 
-_NAMESPACE: list[_Namespace] = []  # this execution's, once made
+_NAMESPACE: list[SolutionNamespace] = []  # this execution's, once made
 
 
 def _sleeper(lifetime: float) -> tuple[str, list[str]]:
@@ -425,6 +481,7 @@ class Guard:
         recorder: Any = None,
         allowlist: transport.Allowlist | None = None,
         usage: transport.Usage | None = None,
+        place: Json | None = None,
     ) -> None:
         self.solution = solution
         self.close_fds = close_fds
@@ -435,6 +492,8 @@ class Guard:
         self.recorder = recorder
         self.allowlist = allowlist if allowlist is not None else transport.shipped_allowlist()
         self.usage = usage  # measuring the allowlist: admit everything, note what was used
+        # where the execution lives, for a solution process started from the template
+        self.place = place or {}
         self.engaged = False  # whether the check ran the solution at all
         self.unguarded = ""  # why the solution ran beside its check, if it did
         self.lost: list[str] = []  # what the solution made that could not come back
@@ -524,18 +583,14 @@ class Guard:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _start(self) -> _Resident:
-        """Start the solution's process: a new interpreter (``solution.py``), born in
-        the solutions' pid namespace, with the request socket and the standard streams
-        as its only descriptors."""
-        if self.sandboxed:
-            if not _NAMESPACE:
-                _NAMESPACE.append(_Namespace(float(self.limits.get("timeout", 120))))
-            # RLIMIT_NPROC counts every task of the user: the cap is what runs now plus
-            # the allowance (where a pids cgroup holds the execution, that is the cap).
-            if self.limits.get("task_cap") == "rlimit" and not self._nproc:
-                self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
-        asking, answering = socket.socketpair()
-        config = {
+        """Start the solution's process: forked by the template where there is one, else
+        a new interpreter (``solution.py``) born in the solutions' pid namespace, with
+        the request socket and the standard streams as its only descriptors."""
+        # RLIMIT_NPROC counts every task of the user: the cap is what runs now plus the
+        # allowance (where a pids cgroup holds the execution, that is the cap).
+        if self.sandboxed and self.limits.get("task_cap") == "rlimit" and not self._nproc:
+            self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
+        config: Json = {
             # a process whose parent is outside its pid namespace sees it as pid 0
             "parent": 0 if self.sandboxed else os.getpid(),
             "sandboxed": self.sandboxed,
@@ -543,6 +598,13 @@ class Guard:
             "nproc": self._nproc,
             "warnings": self.recorder is not None,
         }
+        if TEMPLATE:
+            resident = self._from_template(config)
+            if resident is not None:
+                return resident
+        if self.sandboxed and not _NAMESPACE:
+            _NAMESPACE.append(SolutionNamespace(float(self.limits.get("timeout", 120))))
+        asking, answering = socket.socketpair()
         fd = answering.fileno()
         argv = [sys.executable, "-s", LAUNCHER, "solution", str(fd), json.dumps(config)]
         for stream in (sys.stdout, sys.stderr):
@@ -566,23 +628,61 @@ class Guard:
             answering.close()
         return _Resident(pid, asking)
 
+    def _from_template(self, config: Json) -> _Resident | None:
+        """The solution's process forked by the template, placed by its keeper in a
+        sandbox like this execution's: its working directory, hidden paths, cgroups,
+        limits, environment and standard streams. None if the template cannot (then a
+        new interpreter is started instead)."""
+        asking, answering = socket.socketpair()
+        lifeline_r, lifeline_w = os.pipe()
+        status_r, status_w = os.pipe()
+        message = dict(
+            config,
+            workdir=os.getcwd(),
+            hide=self.place.get("hide") or [],
+            memory_mb=self.place.get("memory_mb"),
+            cgroups=self.place.get("cgroups") or [],
+            environ=dict(os.environ),
+            timeout=float(self.limits.get("timeout", 120)),
+        )
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        fds = [answering.fileno(), lifeline_r, status_w, 1, 2]
+        try:
+            TEMPLATE[0].sendmsg(
+                [json.dumps(message).encode("utf-8")],
+                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))],
+            )
+            sent = True
+        except OSError:
+            sent = False
+        finally:
+            answering.close()
+            os.close(lifeline_r)
+            os.close(status_w)
+        status = os.fdopen(status_r, "rb")
+        line = status.readline() if sent else b""
+        if not line.startswith(b"pid "):
+            asking.close()
+            os.close(lifeline_w)
+            status.close()
+            del TEMPLATE[:]  # it is gone or broken: new interpreters from now on
+            return None
+        return _Resident(int(line.split()[1]), asking, lifeline_w, status)
+
     def _retire(self) -> None:
         """Let the resident go: its request socket closes, and it ends."""
         resident, self._resident = self._resident, None
         if resident is not None:
-            resident.requests.close()
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(resident.pid, os.WNOHANG)
+            resident.let_go()
 
     def _crashed(self) -> NoReturn:
         """The solution's process closed its report's pipe without a whole report: it
         ended (the solution crashed it), or it lies. Either way the execution ends as
         that process did, killed if it had not ended yet."""
         assert self._resident is not None
-        with contextlib.suppress(OSError):
-            os.kill(self._resident.pid, signal.SIGKILL)  # an ended process keeps its status
-        _, status = os.waitpid(self._resident.pid, 0)
-        _die_like(status)
+        _die_like(self._resident.end())
 
     def _apply_bundle(
         self, rest: list[bytes], bundled: list[str], env: dict[str, Any]

@@ -496,7 +496,7 @@ def probe(workdir: str) -> str | None:
         message = b""
         try:
             enter(workdir)
-            # as the guard does (guard._Namespace): a namespace for children, entered and
+            # as the guard does (guard.SolutionNamespace): a namespace for children, entered and
             # left around a fork
             own = os.open("/proc/self/ns/pid", os.O_RDONLY)
             unshare_pid()

@@ -23,7 +23,7 @@ import tempfile
 import time
 from typing import Callable
 
-from . import sandbox, transport
+from . import guard, sandbox, transport
 from .execution import execute, prepare, report, reset_after_fork
 from .protocol import LAUNCHER, Json, describe_exit, exit_code, outcome
 from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
@@ -127,6 +127,7 @@ class Scheduler:
         self.preloaded: list[str] = []
         self.preload_failures: dict[str, str] = {}
         self.zygotes: list[Json] = []  # what each group's zygote reported
+        self.worker_cgroups: list[str] = []  # this worker's, in a worker
         # Untrusted solutions run apart from their checks (the guard), and every execution
         # in the sandbox, when this machine allows it (the reason it does not, otherwise).
         self.guard = bool(batch.get("guard", True))
@@ -297,6 +298,7 @@ class Scheduler:
             )
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
+        self.worker_cgroups = cgroups  # a guarded solution's process joins them too
         out = os.fdopen(out_w, "w", buffering=1, encoding="utf-8")
 
         def report(index: int, record: Json) -> None:
@@ -347,6 +349,16 @@ class Scheduler:
 
                 self.emit = relay
                 self.prepare_zygote(items)
+                if (
+                    self.guard
+                    and self.isolation == "zygote"
+                    and any(not spec.get("trusted") for _, spec in items)
+                ):
+                    # the guarded solutions' processes: forked by a template that imported
+                    # what this zygote did, and never held the batch (guard.TEMPLATE)
+                    guard.start_template(
+                        [m for m in self.preloaded if m.split(".")[0] not in self.fresh_only]
+                    )
                 report = {
                     "group": list(group),
                     "library": library,
@@ -397,6 +409,7 @@ class Scheduler:
             or bool(self.batch.get("record_transport")),
             "sandboxed": self.sandbox_reason is None,
             "hide": self.hide,
+            "cgroups": self.worker_cgroups,
             "limits": dict(
                 self.limits, tasks=self.max_tasks, task_cap=self.task_cap, timeout=timeout
             ),

@@ -1,12 +1,14 @@
-"""The solution's process: a brand-new interpreter that runs an untrusted solution.
+"""The solution's process: where an untrusted solution runs, apart from its check.
 
-The guard starts it (``__main__.py solution FD CONFIG``) from the execution's process, the
-checker, and it inherits the checker's sandbox — namespaces, working directory, limits,
-standard output — but none of its memory. That is the point: a process forked from the
-checker would hold the check's code, its expected values and the batch with every
+It never holds the checker's memory. In zygote mode a *template* (``__main__.py template
+FD CONFIG``), a new interpreter each zygote starts before any execution, imports the
+group's libraries and forks it on the checker's request; a keeper forked with it places
+it like the execution (sandbox, cgroups, limits, standard streams) and ends it. Otherwise
+the checker starts it as a new interpreter (``__main__.py solution FD CONFIG``), which
+inherits the checker's sandbox. Never a fork of the checker: that would hold the check's code, its expected values and the batch with every
 reference, and a solution that reads its own memory raw (ctypes, ``libc.read`` of
 ``/proc/self/mem``, NumPy's array interface over an address) would find them; no audit
-hook can see such a read. A fresh interpreter holds only what it is sent.
+hook can see such a read. This process holds only the libraries and what it is sent.
 
 Per run of the solution it receives one request: the code, the values the check gives it
 (one pickle, so values that share an array still share it), the modules by name and the
@@ -16,19 +18,26 @@ the code assigned (``transport``), then waits for the check's next run.
 
 from __future__ import annotations
 
+import array
 import builtins
 import contextlib
+import gc
 import importlib
+import json
 import os
 import random
 import re
+import select
+import signal
 import socket
 import sys
+import tempfile
 import traceback
 from typing import TYPE_CHECKING, Any
 
 from . import guard, sandbox, transport
-from .execution import WarningRecorder
+from .execution import WarningRecorder, limit_memory
+from .zygote import preload, warm_pyplot
 
 if TYPE_CHECKING:
     from .protocol import Json
@@ -151,3 +160,122 @@ def _run(
         with contextlib.suppress(BaseException):
             stream.flush()
     return report, blobs
+
+
+# -- the template: solution processes with the libraries already imported -------------------
+
+
+def template_main(fd: int, config: Json) -> None:
+    """``__main__.py template FD CONFIG``: import the library group's modules, then fork a
+    solution's process for each request on the socket ``fd`` until every checker and the
+    zygote have closed it.
+
+    A new interpreter, started by the zygote before any execution: it never held the
+    batch or a check, so neither do the processes it forks. What a request carries is
+    where the execution lives (its working directory, hidden paths, cgroups, limits,
+    environment) and the descriptors the solution's process needs.
+    """
+    sandbox.die_with_parent(int(config.get("parent", 0)))
+    preload([str(m) for m in config.get("modules", [])])
+    warm_pyplot()
+    gc.collect()
+    gc.freeze()  # pages the children share are left alone by their cycle collectors
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its children reap themselves
+    template = socket.socket(fileno=fd)
+    me = os.getpid()
+    while True:
+        try:
+            data, ancillary, _, _ = template.recvmsg(1 << 22, socket.CMSG_SPACE(8 * 4))
+        except InterruptedError:
+            continue
+        if not data:
+            break
+        fds = array.array("i")
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+        if len(fds) == 5:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            if os.fork() == 0:  # pragma: no cover - the keeper
+                try:
+                    template.close()
+                    _keep(json.loads(data.decode("utf-8")), list(fds), me)
+                finally:
+                    os._exit(70)
+        for received in fds:
+            os.close(received)
+    os._exit(0)
+
+
+def _keep(config: Json, fds: list[int], template: int) -> None:
+    """The keeper: place itself like the execution (sandbox, cgroups, limits), fork the
+    solution's process into a pid namespace of its own, say its pid, and end it — with
+    everything it started — when the checker closes the lifeline or goes; say how it ended."""
+    answering, lifeline, status, out, err = fds
+    sandbox.die_with_parent(template)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    for fd in (devnull, out, err):
+        os.close(fd)
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in dict(config.get("environ") or {}).items()})
+    for cgroup in config.get("cgroups") or []:
+        with contextlib.suppress(OSError):
+            sandbox.join_cgroup(str(cgroup))
+    workdir = str(config["workdir"])
+    sandboxed = bool(config.get("sandboxed"))
+    if sandboxed:
+        sandbox.enter(workdir, list(config.get("hide") or []))
+    else:
+        os.chdir(workdir)
+    tempfile.tempdir = workdir
+    limit_memory(config.get("memory_mb"))
+    namespace = guard.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    if namespace is not None:
+        namespace.enter()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the solution's process
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            for fd in (lifeline, status, wake_r, wake_w):
+                os.close(fd)
+            os.setpgid(0, 0)  # kill(0, …) reaches only what the solution starts
+            # a process whose parent is outside its pid namespace sees it as pid 0
+            main(answering, dict(config, parent=0 if sandboxed else os.getppid()))
+        finally:
+            os._exit(70)
+    if namespace is not None:
+        namespace.leave()
+    os.close(answering)
+    with contextlib.suppress(OSError):
+        os.write(status, b"pid %d\n" % pid)
+    poller = select.poll()
+    poller.register(lifeline, select.POLLIN)
+    poller.register(wake_r, select.POLLIN)
+    ended = None
+    while ended is None:
+        done, wait_status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            ended = wait_status
+            break
+        if any(fd == lifeline for fd, _ in poller.poll()):
+            # the checker is done with it, or gone: it ends, with all it started
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            ended = os.waitpid(pid, 0)[1]
+        with contextlib.suppress(OSError):
+            os.read(wake_r, 512)
+    if namespace is not None:
+        with contextlib.suppress(OSError):
+            os.kill(namespace.init, signal.SIGKILL)  # and with it all in its namespace
+    with contextlib.suppress(OSError):
+        os.write(status, b"status %d\n" % ended)
