@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -99,3 +100,28 @@ def test_solution_lines_are_recognised_in_what_the_check_executes() -> None:
     assert apart._holds_solution(RUNS_SOLUTION + "driver()")
     assert not apart._holds_solution("y = 2")
     assert not apart._holds_solution(compile("result = x + 1", "<c>", "exec"))
+
+
+def test_the_template_runs_solutions_only_in_an_executions_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A request comes from a checker's process, where a solution may have run (beside a
+    # TensorFlow check) and could write its own: the template keeps what the zygote told
+    # it, and a working directory that is no execution's gets no process.
+    root = tmp_path / "tmp"
+    (root / "harness_exec_1").mkdir(parents=True)
+    place = {"sandboxed": False, "hide": [], "memory_mb": None, "workdirs": str(root)}
+    guard.start_template([], place)
+    try:
+        config = {"parent": os.getpid(), "sandboxed": False, "fsize_mb": 64, "nproc": 0}
+        monkeypatch.chdir(tmp_path)  # not under the template's directory
+        assert make_guard()._from_template(dict(config, warnings=False)) is None
+        assert guard.TEMPLATE == []  # refused once, it is not asked again
+
+        guard.start_template([], place)
+        monkeypatch.chdir(root / "harness_exec_1")
+        resident = make_guard()._from_template(dict(config, warnings=False))
+        assert resident is not None
+        resident.let_go()
+    finally:
+        guard.drop_template()

@@ -187,11 +187,16 @@ class _Resident:
 TEMPLATE: list[socket.socket] = []
 
 
-def start_template(modules: list[str]) -> None:
-    """Start the template for the executions this process will fork (the zygote's)."""
+def start_template(modules: list[str], place: Json) -> None:
+    """Start the template for the executions this process will fork (the zygote's).
+
+    ``place`` is what the template enforces whatever a request says: whether to sandbox,
+    what to hide, the memory cap, where working directories may be. A request comes from
+    a checker's process, and a solution that ran there (beside a TensorFlow check) could
+    write one of its own."""
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     fd = theirs.fileno()
-    config = {"parent": os.getpid(), "modules": modules}
+    config = dict(place, parent=os.getpid(), modules=modules)
     argv = [sys.executable, "-s", LAUNCHER, "template", str(fd), json.dumps(config)]
     actions = [a for a in _no_descriptors() if a[:2] != (os.POSIX_SPAWN_CLOSE, fd)]
     os.set_inheritable(fd, True)
@@ -201,6 +206,13 @@ def start_template(modules: list[str]) -> None:
         theirs.close()
     mine.setblocking(True)
     TEMPLATE[:] = [mine]
+
+
+def drop_template() -> None:
+    """Close this process's way to the template."""
+    for template in TEMPLATE:
+        template.close()
+    del TEMPLATE[:]
 
 
 _LENGTH = struct.Struct("!Q")
@@ -532,8 +544,9 @@ class Guard:
             if reason:
                 # What the solution returns was never measured for the allowlist with
                 # TensorFlow's runtime started; it runs here, in the sandbox still, and
-                # its outcome says so.
+                # its outcome says so. Not with a way to the template.
                 self.unguarded = reason
+                drop_template()
                 self._exec(code, globals_, locals_)
                 return
         request, why = _request(code, env)
@@ -667,7 +680,7 @@ class Guard:
             asking.close()
             os.close(lifeline_w)
             status.close()
-            del TEMPLATE[:]  # it is gone or broken: new interpreters from now on
+            drop_template()  # it is gone, broken or refused: new interpreters from now on
             return None
         return _Resident(int(line.split()[1]), asking, lifeline_w, status)
 

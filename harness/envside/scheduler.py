@@ -357,7 +357,13 @@ class Scheduler:
                     # the guarded solutions' processes: forked by a template that imported
                     # what this zygote did, and never held the batch (guard.TEMPLATE)
                     guard.start_template(
-                        [m for m in self.preloaded if m.split(".")[0] not in self.fresh_only]
+                        [m for m in self.preloaded if m.split(".")[0] not in self.fresh_only],
+                        {
+                            "sandboxed": self.sandbox_reason is None,
+                            "hide": self.hide,
+                            "memory_mb": self.memory_mb,
+                            "workdirs": os.path.realpath(tempfile.gettempdir()),
+                        },
                     )
                 report = {
                     "group": list(group),

@@ -200,7 +200,7 @@ def template_main(fd: int, config: Json) -> None:
             if os.fork() == 0:  # pragma: no cover - the keeper
                 try:
                     template.close()
-                    _keep(json.loads(data.decode("utf-8")), list(fds), me)
+                    _keep(json.loads(data.decode("utf-8")), list(fds), me, config)
                 finally:
                     os._exit(70)
         for received in fds:
@@ -208,12 +208,19 @@ def template_main(fd: int, config: Json) -> None:
     os._exit(0)
 
 
-def _keep(config: Json, fds: list[int], template: int) -> None:
+def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
     """The keeper: place itself like the execution (sandbox, cgroups, limits), fork the
     solution's process into a pid namespace of its own, say its pid, and end it — with
     everything it started — when the checker closes the lifeline or goes; say how it ended."""
     answering, lifeline, status, out, err = fds
     sandbox.die_with_parent(template)
+    # What the zygote told the template wins over what the request says (start_template).
+    config = dict(request, **{k: trusted.get(k) for k in ("sandboxed", "hide", "memory_mb")})
+    workdir = os.path.realpath(str(config.get("workdir", "")))
+    if os.path.dirname(workdir) != trusted.get("workdirs") or not os.path.basename(
+        workdir
+    ).startswith("harness_exec_"):
+        return  # not an execution's working directory: no process, and the checker is told
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -223,10 +230,11 @@ def _keep(config: Json, fds: list[int], template: int) -> None:
         os.close(fd)
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in dict(config.get("environ") or {}).items()})
-    for cgroup in config.get("cgroups") or []:
-        with contextlib.suppress(OSError):
-            sandbox.join_cgroup(str(cgroup))
-    workdir = str(config["workdir"])
+    for named in config.get("cgroups") or []:
+        cgroup = os.path.realpath(str(named))
+        if cgroup.startswith("/sys/fs/cgroup/") and os.path.basename(cgroup).startswith("harness-"):
+            with contextlib.suppress(OSError):
+                sandbox.join_cgroup(cgroup)
     sandboxed = bool(config.get("sandboxed"))
     if sandboxed:
         sandbox.enter(workdir, list(config.get("hide") or []))
