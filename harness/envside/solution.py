@@ -56,9 +56,8 @@ _BLOCKED_EVENTS = frozenset(
         "ctypes.wstring_at",
     }
 )
-_PROC_MEMORY = re.compile(
-    r"^/proc/(self|thread-self|\d+)/(task/\d+/)?(mem|pagemap|environ|maps|smaps)$"
-)
+# (Its own memory map is no secret here, and torch reads it as it loads: not in the list.)
+_PROC_MEMORY = re.compile(r"^/proc/(self|thread-self|\d+)/(task/\d+/)?(mem|pagemap|environ)$")
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
