@@ -30,7 +30,8 @@ from harness.libraries import lookup
 from harness.rundir import RunDir
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
 
 # Located, never imported: the env side reads it in each combo's interpreter.
 SHIPPED = Path(__file__).parent / "envside" / "allowlist.txt"
@@ -136,31 +137,14 @@ def measure(run_dirs: Sequence[Path], into: Measured | None = None) -> Measured:
         for combo in run.combos():
             versions = _env_versions(path, combo)
             for outcome in run.read(combo):
-                usage = outcome.transport
-                if not usage:
-                    continue
-                recorded += 1
-                refusable = [str(r) for r in usage.get("refusable", [])]
-                if refusable:
-                    # its values needed what is never admitted: listing the rest of what
-                    # they used would admit nothing, and only mislead a reader
-                    found.refusable.update(refusable)
-                    continue
-                python = outcome.python or versions.get("python", "")
-                for item in usage.get("globals", []):
-                    name, *permissions = str(item).split()
-                    line = found.globals.setdefault(name, Line())
-                    line.permissions.update(p for p in permissions if p in PERMISSIONS)
-                    library = _library(name.split(":", 1)[0])
-                    line.add_seen(
-                        library, python if library == "python" else versions.get(library, "")
+                if outcome.transport:
+                    recorded += 1
+                    fold(
+                        outcome.transport,
+                        outcome.python or versions.get("python", ""),
+                        versions,
+                        found,
                     )
-                for item in usage.get("shadows", []):
-                    name, _, names = str(item).partition(" ")
-                    line = found.globals.setdefault(name, Line())
-                    line.shadows.update(n for n in names.split(",") if n)
-                for event in usage.get("events", []):
-                    found.events.setdefault(str(event), Line()).add_seen("python", python)
     found.executions += recorded
     if not recorded:
         raise UsageError(
@@ -169,6 +153,51 @@ def measure(run_dirs: Sequence[Path], into: Measured | None = None) -> Measured:
             + " (were they run with --guard-record?)"
         )
     return found
+
+
+def fold(
+    usage: Mapping[str, Any], python: str, versions: Mapping[str, str], found: Measured
+) -> None:
+    """Fold one execution's recorded usage (``Outcome.transport``) into ``found``."""
+    refusable = [str(r) for r in usage.get("refusable", [])]
+    if refusable:
+        # its values needed what is never admitted: listing the rest of what they used
+        # would admit nothing, and only mislead a reader
+        found.refusable.update(refusable)
+        return
+    for item in usage.get("globals", []):
+        name, *permissions = str(item).split()
+        line = found.globals.setdefault(name, Line())
+        line.permissions.update(p for p in permissions if p in PERMISSIONS)
+        library = _library(name.split(":", 1)[0])
+        line.add_seen(library, python if library == "python" else versions.get(library, ""))
+    for item in usage.get("shadows", []):
+        name, _, names = str(item).partition(" ")
+        line = found.globals.setdefault(name, Line())
+        line.shadows.update(n for n in names.split(",") if n)
+    for event in usage.get("events", []):
+        found.events.setdefault(str(event), Line()).add_seen("python", python)
+
+
+def beyond(measured: Measured, shipped: Measured) -> Measured:
+    """What ``measured`` admits that ``shipped`` does not: new globals, permissions,
+    shadows and events."""
+    extra = Measured(executions=measured.executions, refusable=set(measured.refusable))
+    for name, line in measured.globals.items():
+        known = shipped.globals.get(name)
+        if known is None:
+            extra.globals[name] = line
+            continue
+        permissions = line.permissions - known.permissions
+        shadows = line.shadows - known.shadows
+        if permissions or shadows:
+            extra.globals[name] = Line(
+                permissions=line.permissions, shadows=line.shadows, seen=line.seen
+            )
+    for name, line in measured.events.items():
+        if name not in shipped.events:
+            extra.events[name] = line
+    return extra
 
 
 def _env_versions(run_dir: Path, combo: str) -> dict[str, str]:

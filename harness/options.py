@@ -256,6 +256,13 @@ GUARD_RECORD = Option(
     "its values are admitted whatever they are, recording what they used "
     "(for `harness guard allowlist`; honest solutions only)",
 )
+NO_MEASURED_ADMISSION = Option(
+    ("--no-measured-admission",),
+    dest="measured_admission",
+    action="store_false",
+    help="admit model answers' values by the shipped allowlist only, without first "
+    "measuring what the references' values use in each combo",
+)
 FRESH_FOR = Option(
     ("--fresh-for",),
     action="append",
@@ -278,6 +285,7 @@ EXECUTIONS = (
     NO_GUARD,
     GUARD_ALLOWLIST,
     GUARD_RECORD,
+    NO_MEASURED_ADMISSION,
     FRESH_FOR,
     REPEAT,
 )

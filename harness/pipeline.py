@@ -25,8 +25,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from harness import answers as answers_mod
 from harness import (
+    admission,
     bisection,
     downloads,
     history,
@@ -40,6 +40,7 @@ from harness import (
     spec,
     workspace,
 )
+from harness import answers as answers_mod
 from harness.combos import ID_PATTERN, select
 from harness.envs import EnvBuilder
 from harness.errors import HarnessError, RunFileError, UsageError
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from harness.bisection import Finding
+    from harness.envs import EnvInfo
     from harness.problem import Problem
     from harness.progress import Reporter
     from harness.reports.summary import Summary
@@ -291,6 +293,7 @@ def plan(
         guard=request.guard,
         allowlist_extra=_read_allowlist(request.guard_allowlist),
         record_transport=request.guard_record,
+        measured_admission=request.measured_admission,
     )
     return Job(
         spec=matrix,
@@ -565,9 +568,10 @@ def _run(job: Job, reporter: Reporter) -> Summary:
             job.run_dir.write_lock(combo.id, lock)
         job.run_dir.write_env(combo.id, info)
         reporter.env_ready(info)
+        options = _admitting(job, combo.id, info, [e for _, e in todo], reporter)
         reporter.combo_started(combo.id, len(todo))
         with OutcomeWriter(job.run_dir.outcomes(combo.id)) as writer:
-            combo_run = ComboRun(job.run_dir.run_id, info, writer, job.options, reporter.outcome)
+            combo_run = ComboRun(job.run_dir.run_id, info, writer, options, reporter.outcome)
             combo_run.run([e for _, e in todo], [seq for seq, _ in todo])
         if combo_run.executor:
             job.run_dir.write_executor(combo.id, combo_run.executor)
@@ -582,6 +586,27 @@ def _run(job: Job, reporter: Reporter) -> Summary:
             summary = reports.write_reports(job.run_dir, changes, job.problems, night)
     _mark_finished(job)
     return summary
+
+
+def _admitting(
+    job: Job, combo: str, info: EnvInfo, executions: Sequence[Execution], reporter: Reporter
+) -> RunOptions:
+    """The run's options for ``combo``, its checker admitting what the references'
+    values use in this environment beyond the shipped allowlist (``admission.py``)."""
+    if not job.options.measured_admission:
+        return job.options
+    admitted = admission.measure(job.env_root, info, executions, job.options, job.run_dir.run_id)
+    if admitted.measured:
+        reporter.log(
+            f"{combo}: measured what {admitted.measured} references' values use "
+            f"({admitted.cached} kept from before): {admitted.lines} name(s) beyond the "
+            "shipped allowlist"
+        )
+    if not admitted.text:
+        return job.options
+    job.run_dir.write_admission(combo, admitted.text)
+    extra = "\n".join(t for t in (job.options.allowlist_extra, admitted.text) if t)
+    return replace(job.options, allowlist_extra=extra)
 
 
 def _mark_finished(job: Job) -> None:

@@ -82,6 +82,10 @@ class Outcome:
     # how the execution ran where that was not the usual way, e.g. a model answer that
     # could not be run apart from its check
     note: str = ""
+    # "in-process" for an untrusted answer whose tests could not be run apart from it
+    # (they share something with it that cannot cross the boundary): graded as upstream
+    # grades it, tests beside the answer, so its verdict is the answer's own report
+    graded: str = ""
     parts: tuple[Part, ...] = ()
     # with --guard-record: what admitting the solution's values used (the allowlist's data)
     transport: Mapping[str, Any] = field(default_factory=dict)
@@ -103,7 +107,7 @@ class Outcome:
         data["status"] = self.status.value
         data["versions"] = dict(self.versions)
         data["transport"] = dict(self.transport)
-        for key in ("traceback", "output", "note", "parts", "transport"):
+        for key in ("traceback", "output", "note", "graded", "parts", "transport"):
             if not data[key]:
                 del data[key]
         for part in data.get("parts", ()):
@@ -131,6 +135,7 @@ class Outcome:
             traceback=str(data.get("traceback", "")),
             output=str(data.get("output", "")),
             note=str(data.get("note", "")),
+            graded=str(data.get("graded", "")),
             parts=tuple(
                 Part(
                     str(p["name"]),

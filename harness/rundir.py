@@ -67,6 +67,7 @@ class RunRequest:
     bisect: bool = False
     guard_allowlist: str | None = None
     guard_record: bool = False
+    measured_admission: bool = True  # --no-measured-admission: the shipped allowlist only
     # what [nightly] declares fills in the combos, problems and answers not given
     nightly: bool = False
     shard_durations: str | None = None  # a durations file: shards balanced by time
@@ -109,6 +110,7 @@ class RunRequest:
             bisect=given.flag("bisect", b.bisect),
             guard_allowlist=given.optional_text("guard_allowlist", b.guard_allowlist),
             guard_record=given.flag("guard_record", b.guard_record),
+            measured_admission=given.flag("measured_admission", b.measured_admission),
             nightly=given.flag("nightly", b.nightly),
             shard_durations=given.optional_text("shard_durations", b.shard_durations),
             own_envs=given.flag("own_envs", b.own_envs),
@@ -257,6 +259,11 @@ class RunDir:
     def executor_info(self, combo: str) -> Path:
         return self.root / "envs" / f"{combo}.executor.json"
 
+    def admission(self, combo: str) -> Path:
+        """The allowlist lines the combo's checker admitted beyond the shipped list,
+        measured on the references there (``harness/admission.py``)."""
+        return self.root / "envs" / f"{combo}.admitted.txt"
+
     def junit(self, combo: str) -> Path:
         return self.root / "junit" / f"{combo}.xml"
 
@@ -366,6 +373,11 @@ class RunDir:
 
     def write_executor(self, combo: str, executor: Mapping[str, Any]) -> None:
         write_json(self.executor_info(combo), dict(executor))
+
+    def write_admission(self, combo: str, text: str) -> None:
+        path = self.admission(combo)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
     # -- model answers -----------------------------------------------------------------
 

@@ -59,6 +59,9 @@ class RunOptions:
     # measuring the allowlist: every solution, references too, goes through the guard, whose
     # transport admits everything and records what it used (harness guard allowlist)
     record_transport: bool = False
+    # before model answers run in a combo, admit what the references' values use there
+    # (harness/admission.py): a release the shipped allowlist has not met refuses nothing
+    measured_admission: bool = True
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,7 @@ class ComboRun:
             traceback=str(data.get("traceback", "")),
             output=str(data.get("output", "")),
             note=str(data.get("note", "")),
+            graded=str(data.get("graded", "")),
             parts=tuple(
                 Part(
                     str(p.get("name", "")),

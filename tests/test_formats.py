@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from harness import answers, formats, problemsets
-from harness.envside import formatlib, guard
+from harness.envside import crossing, formatlib
 from harness.errors import ProblemError
 from harness.formats import bigcodebench, cibench, exeds
 from tests.conftest import ROOT, run_harness
@@ -237,7 +237,7 @@ def test_the_verdict_is_the_worst_part() -> None:
             [{"name": "a", "status": "fail", "message": "1 != 2"}, {"name": "b", "status": "pass"}]
         )
     # an exception only the solution's process knows keeps its name, and its frames
-    with pytest.raises(guard.RemoteError, match="singular") as raised:
+    with pytest.raises(crossing.RemoteError, match="singular") as raised:
         formatlib.harness_verdict(
             [
                 {

@@ -19,7 +19,7 @@ import traceback
 import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import guard, sandbox, transport
+from . import crossing, guard, sandbox, transport
 from .protocol import HERE, MAX_MESSAGE, MAX_TRACEBACK, MAX_WARNINGS, PART_STATUSES, qualified
 
 if TYPE_CHECKING:
@@ -162,6 +162,7 @@ def execute(payload: Json) -> Json:
             place={k: payload.get(k) for k in ("hide", "memory_mb", "cgroups")},
         )
         namespace["__builtins__"] = apart.builtins()
+        guard.ACTIVE[:] = [apart]
     status = "pass"
     exc_type = None
     message = ""
@@ -172,7 +173,7 @@ def execute(payload: Json) -> Json:
         exec(code, namespace)
     except AssertionError as exc:
         status, exc_type, message, tb = "fail", qualified(type(exc)), str(exc), _tb(exc)
-    except guard.RemoteError as exc:
+    except crossing.RemoteError as exc:
         # raised by the solution in its own process, under a name only it knows
         status, exc_type, message = "error", exc.qualified, str(exc)
         tb = exc.remote_traceback
@@ -186,12 +187,16 @@ def execute(payload: Json) -> Json:
         status, exc_type, message, tb = "error", qualified(type(exc)), str(exc), _tb(exc)
     parts = _parts(namespace.get("HARNESS_PARTS"))
     note = ""
+    graded = ""
     if apart is not None:
-        if apart.lost or apart.refused:
-            note = "; ".join(["refused %s" % r for r in apart.refused] + apart.lost)
-        if apart.unguarded:
-            note = "ran beside its check: %s" % apart.unguarded
-        elif not apart.engaged and status == "pass":
+        notes = ["refused %s" % r for r in apart.refused] + apart.lost
+        marked = namespace.get("HARNESS_GRADED")
+        if isinstance(marked, list) and marked and isinstance(marked[0], str):
+            # graded beside the solution in its process: its parts are its own report
+            graded = "in-process"
+            notes.insert(0, "graded in the solution's process: %s" % marked[0][:300])
+        note = "; ".join(notes)
+        if not apart.engaged and status == "pass":
             # The check ran the solution some way other than exec() of a string, so it
             # ran in this process, next to the check: not a pass we can vouch for.
             status, exc_type = "error", "GuardError"
@@ -201,6 +206,7 @@ def execute(payload: Json) -> Json:
     result: Json = {
         "status": status,
         "note": note,
+        "graded": graded,
         "parts": parts,
         "exc_type": exc_type,
         "message": message[:MAX_MESSAGE],

@@ -31,7 +31,8 @@ import sys
 import types
 from typing import Any, BinaryIO, NoReturn
 
-from . import sandbox, transport
+from . import crossing, sandbox, transport
+from .crossing import RemoteError
 from .protocol import LAUNCHER, RUNS_SOLUTION, Json
 
 _MAX_RESPONSE = 512 * 1024 * 1024
@@ -94,6 +95,11 @@ def _read_report(fh: BinaryIO) -> tuple[Json, list[bytes]] | None:
             return None
         # values, then the bundle of figures, or else each figure on its own
         count = len(values) + (1 if bundle is not None else figures)
+    else:
+        # a call's result, a callback, an exception's arguments: as many as it says
+        count = report.get("blobs", 0)
+        if type(count) is not int or not 0 <= count <= _MAX_BLOBS:
+            return None
     blobs = []
     total = len(header)
     for _ in range(count):
@@ -105,6 +111,9 @@ def _read_report(fh: BinaryIO) -> tuple[Json, list[bytes]] | None:
             return None
         blobs.append(blob)
     return report, blobs
+
+
+_MAX_BLOBS = 10_000
 
 
 def _read_part(fh: Any) -> bytes | None:
@@ -219,9 +228,14 @@ _LENGTH = struct.Struct("!Q")
 
 
 def _send_request(requests: socket.socket, request: bytes, report_fd: int) -> None:
-    """The request's length, with the write end of its report's pipe, then the request."""
+    """The request's length, with the write end of its report's pipe (none for a reply
+    to a callback), then the request."""
     head = _LENGTH.pack(len(request))
-    fds = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [report_fd]))]
+    fds = (
+        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [report_fd]))]
+        if report_fd >= 0
+        else []
+    )
     sent = requests.sendmsg([head], fds, socket.MSG_NOSIGNAL)
     requests.sendall(head[sent:] + request, socket.MSG_NOSIGNAL)
 
@@ -234,13 +248,14 @@ def receive_request(requests: socket.socket) -> tuple[bytes, int] | None:
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
-    if len(fds) != 1:
+    if len(fds) > 1 or not head:
         return None
     head = _read_exactly(requests, _LENGTH.size - len(head), head)
     if len(head) != _LENGTH.size:
         return None
     request = _read_exactly(requests, _LENGTH.unpack(head)[0])
-    return request, fds[0]
+    # a reply to the solution's callback carries no pipe: its answer is the request itself
+    return request, fds[0] if fds else -1
 
 
 def _read_exactly(requests: socket.socket, size: int, data: bytes = b"") -> bytes:
@@ -346,15 +361,6 @@ def _random_states() -> dict[str, Any]:
     return states
 
 
-class RemoteError(Exception):
-    """An exception the solution raised in its own process, named as it was there."""
-
-    def __init__(self, qualified: str, message: str, remote_traceback: str = "") -> None:
-        super().__init__(message)
-        self.qualified = qualified
-        self.remote_traceback = remote_traceback
-
-
 class GuardRefusedError(Exception):
     """The check's process would not admit a value the solution sent back."""
 
@@ -374,22 +380,6 @@ def _reraise(report: Json) -> None:
 
 
 # -- the guard ----------------------------------------------------------------------------
-
-
-def _unforkable() -> str:
-    """Why this process cannot fork a working child now ('' when it can).
-
-    TensorFlow's runtime starts thread pools on its first operation and has no fork
-    handlers: a child forked after that hangs or aborts on its own first operation.
-    """
-    if "tensorflow" in sys.modules:
-        try:
-            threads = len(os.listdir("/proc/self/task"))
-        except OSError:
-            threads = 2
-        if threads > 1:
-            return "TensorFlow was already running in the check's process, which cannot fork"
-    return ""
 
 
 class SolutionNamespace:
@@ -464,17 +454,19 @@ def _no_descriptors() -> list[Any]:
     return actions + [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
 
 
-def _become(argv: list[str], close: list[int]) -> None:  # pragma: no cover - in the child
-    """In a child just forked: a process group of its own (kill(0, …) and killpg reach only
-    what the solution starts, never the checker), standard input from /dev/null, only the
-    descriptors it is meant to have, then the new program."""
-    os.setpgid(0, 0)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    for fd in [*close, devnull]:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    os.execve(argv[0], argv, os.environ)
+def _spawn(argv: list[str], close: list[int]) -> int:
+    """Start the solution's new interpreter: a process group of its own (kill(0, …) and
+    killpg reach only what the solution starts, never the checker), standard input from
+    /dev/null, only the descriptors it is meant to have. Spawned, not forked: this process
+    may be running threads (TensorFlow's, torch's) that a fork would copy mid-step."""
+    actions: list[Any] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in close]
+    return os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setpgroup=0)
+
+
+# The guard of the execution in this process, when its solution is untrusted: formats
+# whose checks call what the solution defined reach it here (formatlib).
+ACTIVE: list[Guard] = []
 
 
 class Guard:
@@ -507,13 +499,19 @@ class Guard:
         # where the execution lives, for a solution process started from the template
         self.place = place or {}
         self.engaged = False  # whether the check ran the solution at all
-        self.unguarded = ""  # why the solution ran beside its check, if it did
         self.lost: list[str] = []  # what the solution made that could not come back
         self.refused: list[str] = []  # what the checker would not admit, and why
         self._lines = [line.strip() for line in solution.splitlines() if line.strip()]
         self._exec = builtins.exec
         self._nproc = 0
         self._resident: _Resident | None = None  # the solution's process, once forked
+        # calls across the boundary (crossing.py): what this side lent the solution, the
+        # check's stand-in modules → the solution's modules they stand for, and the
+        # figures the solution sent, by its number for them
+        self.lent = crossing.Lent()
+        self.modules: dict[str, str] = {}
+        self.figures: dict[int, Any] = {}
+        self.refused_names: set[str] = set()  # values of the solution's module refused
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -539,16 +537,6 @@ class Guard:
             return
         self.engaged = True
         env = globals_ if isinstance(globals_, dict) else {}
-        if self._resident is None:
-            reason = _unforkable()
-            if reason:
-                # What the solution returns was never measured for the allowlist with
-                # TensorFlow's runtime started; it runs here, in the sandbox still, and
-                # its outcome says so. Not with a way to the template.
-                self.unguarded = reason
-                drop_template()
-                self._exec(code, globals_, locals_)
-                return
         request, why = _request(code, env)
         if request is None:
             raise GuardError("what the check gives the solution cannot be sent to it: %s" % why)
@@ -565,7 +553,9 @@ class Guard:
 
     def _ask(self, request: bytes) -> tuple[Json, list[bytes]]:
         """The solution's report on ``request``, from its process (started now if there
-        is none yet: one serves all the check's runs of the solution)."""
+        is none yet: one serves all the check's runs of the solution). While it works on
+        the request it may call back what the check lent it: each callback is answered
+        here, and the report that ends the request follows."""
         for attempt in (1, 2):
             started = self._resident is None
             if self._resident is None:
@@ -584,6 +574,9 @@ class Guard:
                 continue
             with os.fdopen(read_fd, "rb") as reports:
                 received = _read_report(reports)
+                while received is not None and received[0].get("kind") == "callback":
+                    self._answer(*received)
+                    received = _read_report(reports)
             if received is None:
                 self._crashed()
             if received[0].get("kind") == "declined":
@@ -594,6 +587,245 @@ class Guard:
                 )
             return received
         raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- calls across the boundary (crossing.py) ---------------------------------------
+
+    def _admit(self, blob: bytes, what: str) -> Any:
+        """A value the solution sent, admitted as data (its handles as stand-ins)."""
+        try:
+            return transport.admit(blob, self.allowlist, self.usage, self._persistent)
+        except transport.RefusedError as exc:
+            self.refused.append("%s: %s" % (what, exc))
+            raise GuardRefusedError("%s was refused: %s" % (what, exc)) from None
+        except transport.UnreadableError as exc:
+            raise RemoteError(
+                "TransportError", "%s could not be received: %s" % (what, exc)
+            ) from None
+
+    def _persistent(self, kind: str, number: int) -> Any:
+        if kind == "checker":
+            try:
+                return self.lent.get(number)
+            except KeyError:
+                raise transport.RefusedError(
+                    "checker object %d" % number, "was never lent"
+                ) from None
+        if kind in ("function", "iterator", "object"):
+            return crossing.stand_in(kind, number, self)
+        raise transport.RefusedError("a handle of kind %r" % kind, "is not one the solution keeps")
+
+    def _answer(self, header: Json, blobs: list[bytes]) -> None:
+        """Do what the solution's callback asks of an object the check lent it, and send
+        the answer (a value, or the exception it raised) back on the request socket."""
+        assert self._resident is not None
+        outcome, value = "raise", None
+        try:
+            target = self.lent.get(header.get("number"))
+            args, kwargs = self._arguments(blobs)
+            value = crossing.perform(
+                target, str(header.get("op", "")), header.get("name"), args, kwargs
+            )
+            outcome = "value"
+        except (GuardRefusedError, RemoteError) as exc:
+            value = TypeError(str(exc))
+        except KeyError as exc:
+            value = LookupError(str(exc))
+        except BaseException as exc:
+            value = exc
+        try:
+            reply = crossing.dumps_to_solution(("reply", outcome, value), self.lent)
+        except Exception as exc:
+            reply = crossing.dumps_to_solution(
+                ("reply", "raise", TypeError("the answer cannot be sent: %s" % exc)), self.lent
+            )
+        try:
+            _send_request(self._resident.requests, reply, -1)
+        except OSError:
+            self._crashed()
+
+    def _arguments(self, blobs: list[bytes]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """A callback's arguments, admitted as data: ``(args, kwargs)``."""
+        if len(blobs) != 1:
+            raise TypeError("a callback carries its arguments")
+        arguments = self._admit(blobs[0], "the arguments of a call back to the check")
+        if (
+            not isinstance(arguments, tuple)
+            or len(arguments) != 2
+            or not isinstance(arguments[0], tuple)
+            or not isinstance(arguments[1], dict)
+            or not all(isinstance(k, str) for k in arguments[1])
+        ):
+            raise TypeError("a callback's arguments come as (args, kwargs)")
+        return arguments[0], arguments[1]
+
+    def load_module(self, name: str, source: str, filename: str = "") -> dict[str, Any]:
+        """Have the solution's process run ``source`` as the module ``name``; return the
+        check's view of the names it defines (``_kinds``): a stand-in for each function
+        or class of its own, ``"module:numpy"`` for a module, ``"value"`` for the rest."""
+        self.engaged = True
+        self.modules[name] = name
+        request = crossing.MARK + crossing.dumps_to_solution(
+            ("module", name, source, filename), self.lent
+        )
+        report, blobs = self._ask(request)
+        self._warnings(report)
+        if report.get("kind") == "raised":
+            self._result((report, blobs))
+        if report.get("kind") != "module":
+            raise RemoteError("TransportError", "the solution's module did not come back")
+        return self._kinds(report.get("names"))
+
+    def _kinds(self, names: Any) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        if not isinstance(names, dict):
+            return found
+        for key, kind in names.items():
+            if not isinstance(key, str) or not key.isidentifier() or not isinstance(kind, list):
+                continue
+            if kind[:1] == ["function"] and len(kind) == 2 and type(kind[1]) is int:
+                found[key] = crossing.stand_in("function", kind[1], self, key)
+            elif kind[:1] == ["module"] and len(kind) == 2 and isinstance(kind[1], str):
+                found[key] = "module:" + kind[1]
+            elif kind == ["value"]:
+                found[key] = "value"
+        return found
+
+    def fetch(self, module: str, name: str) -> Any:
+        """One name of the solution's module (``from sample_1 import f``)."""
+        values = self.fetch_many(module, [name])
+        if name not in values:
+            raise ImportError("cannot import name %r from the solution's module" % name)
+        return values[name]
+
+    def fetch_many(self, module: str, names: list[str]) -> dict[str, Any]:
+        """Names of the solution's module or session: a stand-in for a function of its
+        own, a module (imported here by its name), a value admitted as data. A name that
+        is missing, cannot be sent or is refused is left out (a refusal noted)."""
+        request = crossing.MARK + crossing.dumps_to_solution(("fetch", module, names), self.lent)
+        report, blobs = self._ask(request)
+        if report.get("kind") != "fetched":
+            raise RemoteError("TransportError", "the solution's values did not come back")
+        kinds = self._kinds(report.get("names"))
+        values = [k for k, v in kinds.items() if v == "value"]
+        if len(values) != len(blobs):
+            raise RemoteError("TransportError", "the solution's values came back garbled")
+        found: dict[str, Any] = {}
+        blob_of = dict(zip(values, blobs))
+        for key, kind in kinds.items():
+            if key not in names:
+                continue
+            if kind == "value":
+                try:
+                    found[key] = self._admit(blob_of[key], key)
+                except GuardRefusedError:
+                    self.refused_names.add(key)  # noted by _admit, with the reason
+                except RemoteError as exc:
+                    self.lost.append(str(exc))
+                _strict_masks()
+            elif isinstance(kind, str) and kind.startswith("module:"):
+                module_found = crossing.installed_module(kind[len("module:") :])
+                if module_found is not None:
+                    found[key] = module_found
+            else:
+                found[key] = kind
+        return found
+
+    def call(self, target: Any, args: Any, kwargs: Any) -> Any:
+        """Call a function of the solution's in its process, with the state its tests
+        would share with it in one process; return what it returned, admitted as data,
+        or raise what it raised."""
+        context = crossing.call_context(self.modules, self._open_figures())
+        request = crossing.MARK + crossing.dumps_to_solution(
+            ("call", target, tuple(args), dict(kwargs), context), self.lent
+        )
+        return self._result(self._ask(request))
+
+    def operate(self, number: int, operation: str, args: Any) -> Any:
+        """``next`` of an iterator the solution keeps, and the like."""
+        request = crossing.MARK + crossing.dumps_to_solution(
+            ("operate", number, operation, tuple(args)), self.lent
+        )
+        return self._result(self._ask(request))
+
+    def cell(self, module: str, code: str) -> str:
+        """Run ``code`` as a notebook cell in the solution's session ``module``; return
+        what it printed and displayed (text), or raise what it raised."""
+        self.engaged = True
+        request = crossing.MARK + crossing.dumps_to_solution(("cell", module, code), self.lent)
+        output = self._result(self._ask(request))
+        if not isinstance(output, str):
+            raise RemoteError("TransportError", "the cell's output did not come back as text")
+        return output
+
+    def _warnings(self, report: Json) -> None:
+        if self.recorder is not None:
+            for record in report.get("warnings", [])[:100]:
+                if isinstance(record, dict) and all(
+                    isinstance(record.get(k), str) for k in ("category", "message", "module")
+                ):
+                    self.recorder.add({k: record[k] for k in ("category", "message", "module")})
+
+    def _result(self, received: tuple[Json, list[bytes]]) -> Any:
+        report, blobs = received
+        self._warnings(report)
+        network = report.get("network")
+        if isinstance(network, list) and network and isinstance(network[0], str):
+            crossing.REACHED[:] = [network[0][:300]]
+        if report.get("kind") == "raised":
+            arguments = None
+            if len(blobs) == 1:
+                with contextlib.suppress(GuardRefusedError, RemoteError):
+                    arguments = self._admit(blobs[0], "an exception's arguments")
+            state = None
+            if isinstance(arguments, tuple) and len(arguments) == 2:
+                arguments, state = arguments
+            crossing.after_call(state)
+            raise crossing.rebuild(report, arguments if isinstance(arguments, tuple) else None)
+        if report.get("kind") != "returned" or len(blobs) != 1:
+            raise RemoteError("TransportError", "the solution's result did not come back")
+        self._make_room(report.get("figures"))
+        returned = self._admit(blobs[0], "the solution's result")
+        if not isinstance(returned, tuple) or len(returned) != 3:
+            raise GuardRefusedError("the result came back in a shape it is not sent in")
+        value, state, figures = returned  # the figures re-registered as they were admitted
+        crossing.after_call(state)
+        _strict_masks()
+        numbers = report.get("figures")
+        if isinstance(figures, list) and isinstance(numbers, list) and len(numbers) == len(figures):
+            for number, figure in zip(numbers, figures):
+                if type(number) is int:
+                    self.figures[number] = figure
+        lost = report.get("lost")
+        if isinstance(lost, str) and lost:
+            self.lost.append(lost[:300])
+        return value
+
+    def _open_figures(self) -> list[int] | None:
+        """The solution's numbers of the figures it sent that the check still has open
+        (a test that closes them closes them there too)."""
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return None
+        helpers = sys.modules.get("matplotlib._pylab_helpers")
+        if helpers is None:
+            return None
+        managers = helpers.Gcf.get_all_fig_managers()
+        here = {id(manager.canvas.figure) for manager in managers}
+        return [number for number, figure in self.figures.items() if id(figure) in here]
+
+    @staticmethod
+    def _make_room(numbers: Any) -> None:
+        """Before a call's figures are admitted (each registers itself with pyplot, last
+        the current one): pyplot's backend started (it imports modules, which admission
+        would refuse), and the check's copies of the figures being replaced closed."""
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None or not isinstance(numbers, list) or not numbers:
+            return
+        with contextlib.suppress(Exception):
+            getattr(pyplot, "_get_backend_mod", lambda: None)()
+        for number in numbers:
+            if type(number) is int and number in pyplot.get_fignums():
+                pyplot.close(number)
 
     def _start(self) -> _Resident:
         """Start the solution's process: forked by the template where there is one, else
@@ -617,6 +849,8 @@ class Guard:
                 return resident
         if self.sandboxed and not _NAMESPACE:
             _NAMESPACE.append(SolutionNamespace(float(self.limits.get("timeout", 120))))
+        if self.sandboxed:
+            config["cover_tmp"] = os.getcwd()
         asking, answering = socket.socketpair()
         fd = answering.fileno()
         argv = [sys.executable, "-s", LAUNCHER, "solution", str(fd), json.dumps(config)]
@@ -629,12 +863,7 @@ class Guard:
         if namespace is not None:
             namespace.enter()
         try:
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - becomes the solution's process at once
-                try:
-                    _become(argv, close)
-                finally:
-                    os._exit(70)
+            pid = _spawn(argv, close)
         finally:
             if namespace is not None:
                 namespace.leave()
@@ -683,6 +912,10 @@ class Guard:
             drop_template()  # it is gone, broken or refused: new interpreters from now on
             return None
         return _Resident(int(line.split()[1]), asking, lifeline_w, status)
+
+    def retire(self) -> None:
+        """Let the solution's process go; the next request starts a new one."""
+        self._retire()
 
     def _retire(self) -> None:
         """Let the resident go: its request socket closes, and it ends."""

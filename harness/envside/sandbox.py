@@ -181,6 +181,17 @@ def enter(
     os.chdir(workdir)
 
 
+def cover_tmp(workdir: str, tmp_mb: int = 256) -> None:
+    """For a process that shares its parent's mounts (a solution's new interpreter,
+    started by its checker): a mount namespace of its own, whose /tmp is a new empty
+    tmpfs, so that what the checker keeps in its /tmp stays out of reach."""
+    _check(libc().unshare(CLONE_NEWNS), "unshare mount")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    data = [os.environ.get(v, "") for v in DATA_VARIABLES]
+    needed = [workdir, sys.prefix, sys.base_prefix, os.path.dirname(__file__), *sys.path, *data]
+    _private_tmp(needed, tmp_mb)
+
+
 # the runtime-data caches the host points libraries at (harness/runtime_data.py): read
 # from wherever they are, under /tmp included
 DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA")

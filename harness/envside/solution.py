@@ -33,9 +33,10 @@ import socket
 import sys
 import tempfile
 import traceback
+import types
 from typing import TYPE_CHECKING, Any
 
-from . import guard, sandbox, transport
+from . import crossing, guard, sandbox, transport
 from .execution import WarningRecorder, limit_memory
 from .zygote import preload, warm_pyplot
 
@@ -84,6 +85,10 @@ def main(fd: int, config: Json) -> None:
     requests = socket.socket(fileno=fd)
     sandbox.die_with_parent(int(config.get("parent", 0)))
     if config.get("sandboxed"):
+        if config.get("cover_tmp"):
+            # a new interpreter the checker started shares its mounts: the checker's /tmp
+            # (where a check keeps its test files) is covered by one of this process's own
+            sandbox.cover_tmp(str(config.get("cover_tmp")))
         sandbox.drop_privileges()
         sandbox.undumpable()
         sandbox.limit(int(config.get("fsize_mb", 1024)), int(config.get("nproc", 0)))
@@ -91,6 +96,12 @@ def main(fd: int, config: Json) -> None:
     if config.get("warnings"):
         recorder = WarningRecorder()
         recorder.install()
+    channel = crossing.CHANNEL
+    channel.requests = requests
+    channel.send = guard.send_report
+    channel.receive = guard.receive_request
+    channel.serve = lambda request, report_fd: _serve_one(request, report_fd, recorder)
+    crossing.SHIPPED.clear()
     arm_audit()
     try:
         while True:
@@ -98,15 +109,30 @@ def main(fd: int, config: Json) -> None:
             if received is None:
                 break  # the checker is done with this process
             request, report_fd = received
-            report, blobs = serve(request, recorder)
-            guard.send_report(report_fd, report, blobs)
-            os.close(report_fd)
-            if report.get("kind") == "declined":
+            if report_fd < 0:
+                continue  # a reply to a callback no one waits for
+            if not _serve_one(request, report_fd, recorder):
                 break
     finally:
         # Skip interpreter shutdown: threads and atexit hooks a solution left behind
         # must not keep this process alive.
         os._exit(0)
+
+
+def _serve_one(request: bytes, report_fd: int, recorder: WarningRecorder | None) -> bool:
+    """Serve one request, its report on ``report_fd``; False when the process should end."""
+    channel = crossing.CHANNEL
+    channel.report_fds.append(report_fd)
+    try:
+        if request.startswith(crossing.MARK):
+            report, blobs = crossing_request(request[len(crossing.MARK) :], recorder)
+        else:
+            report, blobs = serve(request, recorder)
+        guard.send_report(report_fd, report, blobs)
+    finally:
+        channel.report_fds.pop()
+        os.close(report_fd)
+    return report.get("kind") != "declined"
 
 
 def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[bytes]]:
@@ -125,6 +151,214 @@ def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[
     except BaseException as exc:
         return {"kind": "declined", "message": "%s: %s" % (type(exc).__name__, exc)}, []
     return _run(code, env, before, recorder)
+
+
+# -- the solution's module, called across the boundary (crossing.py) ---------------------
+
+_MODULES: dict[str, types.ModuleType] = {}  # the solution's modules and sessions, by name
+
+
+def crossing_request(data: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[bytes]]:
+    """A request of the check's calls across the boundary: load the solution's module,
+    fetch its values, call its functions, run a session's cell."""
+    kept = crossing.CHANNEL.kept
+    try:
+        request = crossing.loads_from_checker(data, kept)
+        operation = request[0]
+    except BaseException as exc:
+        return {"kind": "declined", "message": "%s: %s" % (type(exc).__name__, exc)}, []
+    recorded = len(recorder.items) if recorder is not None else 0
+    crossing.watch_network()
+    report, blobs = _dispatch(operation, request, kept)
+    if recorder is not None:
+        report["warnings"] = list(recorder.items[recorded:])
+    if crossing.SOLUTION_REACHED:
+        report["network"] = crossing.SOLUTION_REACHED[:1]
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    return report, blobs
+
+
+def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
+    if operation == "module":
+        _, name, source, filename = request
+        try:
+            module = _load_module(name, source, filename)
+        except BaseException as exc:
+            return _raised(exc, kept, with_state=False)
+        return {"kind": "module", "names": _names(module, kept)}, []
+    if operation == "fetch":
+        _, name, wanted = request
+        namespace = _MODULES[name].__dict__ if name in _MODULES else {}
+        kinds: dict[str, list[Any]] = {}
+        blobs = []
+        for key in wanted:
+            if key not in namespace:
+                continue
+            kind = _name_kind(namespace[key], name, kept)
+            if kind[0] == "value":
+                try:
+                    blobs.append(crossing.dumps_to_checker(namespace[key], kept))
+                except Exception:
+                    continue
+            kinds[key] = kind
+        return {"kind": "fetched", "names": kinds, "blobs": len(blobs)}, blobs
+    if operation == "call":
+        _, target, args, kwargs, context = request
+        try:
+            function = kept.get(target[1])
+            with crossing.applied(context, _MODULES):
+                value = function(*args, **kwargs)
+        except BaseException as exc:
+            return _raised(exc, kept)
+        return _returned(value, kept)
+    if operation == "operate":
+        _, number, what, args = request
+        if what != "next":
+            return _raised(TypeError("cannot %r the solution's object" % what), kept)
+        try:
+            value = next(kept.get(number))
+        except BaseException as exc:
+            return _raised(exc, kept)
+        return _returned(value, kept)
+    if operation == "cell":
+        _, name, code = request
+        if name not in _MODULES:
+            _MODULES[name] = types.ModuleType(name)
+            _MODULES[name].__dict__["__name__"] = "__main__"  # a notebook's namespace
+            crossing.SOLUTION_MODULES.add(name)
+        module = _MODULES[name]
+        try:
+            value = _run_cell(code, module.__dict__)
+        except BaseException as exc:
+            return _raised(exc, kept)
+        return _returned(value, kept)
+    return {"kind": "declined", "message": "unknown request %r" % (operation,)}, []
+
+
+def _load_module(name: str, source: str, filename: str) -> types.ModuleType:
+    """Run ``source`` as the module ``name``, importable by that name (tests patch
+    ``__name__ + ".randint"``); from a file of that name where the check asks for one
+    (GitChameleon's ``sample_<id>.py``, read back by ``inspect``)."""
+    crossing.SOLUTION_MODULES.add(name)
+    module = types.ModuleType(name)
+    module.__dict__.update({"__builtins__": builtins, "__package__": None, "__doc__": None})
+    if filename:
+        folder = tempfile.mkdtemp(prefix="solution-")
+        path = os.path.join(folder, filename)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        module.__file__ = path
+        sys.path.insert(0, folder)
+    else:
+        module.__file__ = name + ".py"
+        path = "<solution>"
+        # as upstream's BigCodeBench grader gives the module
+        module.__dict__.update({"sys": sys, "os": os, "environ": os.environ})
+    sys.modules[name] = module
+    _MODULES[name] = module
+    _exec(compile(source, path, "exec"), module.__dict__)
+    return module
+
+
+def _names(module: types.ModuleType, kept: crossing.Lent) -> dict[str, list[Any]]:
+    """Each name the module defines, as the check may take it (``_name_kind``)."""
+    return {
+        key: _name_kind(value, module.__name__, kept)
+        for key, value in list(module.__dict__.items())
+        if not (key.startswith("__") and key.endswith("__"))
+    }
+
+
+def _name_kind(value: Any, module: str, kept: crossing.Lent) -> list[Any]:
+    """A function or class of the module's own by a number, a module by its name,
+    anything else a value (sent as data when asked for)."""
+    if isinstance(value, types.ModuleType):
+        return ["module", value.__name__]
+    if callable(value) and getattr(value, "__module__", None) == module:
+        return ["function", kept.lend(value)]
+    return ["value"]
+
+
+def _returned(value: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
+    """What a call returned, with the shared state after it and the figures it made or
+    changed, in one pickle (so that ``ax.figure`` is the figure the check gets)."""
+    state = crossing.state_after()
+    figures = crossing.figures_to_ship()
+    lost = ""
+    for attempt in range(3):
+        try:
+            blob = crossing.dumps_to_checker((value, state, figures), kept)
+            break
+        except BaseException as exc:
+            if attempt == 0 and figures:
+                for figure in figures:
+                    with contextlib.suppress(Exception):
+                        transport.freeze_ticks(figure)
+                continue
+            if attempt <= 1 and figures:
+                lost = "the figures could not be sent back: %s: %s" % (
+                    type(exc).__name__,
+                    str(exc)[:200],
+                )
+                figures = []
+                continue
+            failure = RuntimeError(
+                "the solution's result could not be sent back: %s: %s"
+                % (type(exc).__name__, str(exc)[:300])
+            )
+            failed, blobs = _raised(failure, kept)
+            failed["type"] = "TransportError"
+            return failed, blobs
+    crossing.shipped(figures)
+    header: Json = {"kind": "returned", "blobs": 1, "figures": [f.number for f in figures]}
+    if lost:
+        header["lost"] = lost
+    return header, [blob]
+
+
+def _raised(
+    exc: BaseException, kept: crossing.Lent, with_state: bool = True
+) -> tuple[Json, list[bytes]]:
+    header, args = crossing.describe_exception(exc)
+    state = crossing.state_after() if with_state else None
+    try:
+        blob = crossing.dumps_to_checker((args, state), kept)
+    except BaseException:
+        try:
+            blob = crossing.dumps_to_checker((None, state), kept)
+        except BaseException:
+            return header, []
+    header["blobs"] = 1
+    return header, [blob]
+
+
+def _run_cell(source: str, namespace: dict[str, Any]) -> str:
+    """Run ``source`` as a notebook cell: what it printed, then the value of its last line
+    when that is an expression (``df.head()``) not ending with ``;``."""
+    import ast
+    import io
+
+    tree = ast.parse(source)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+        last = ast.Expression(tree.body[-1].value)
+        tree.body.pop()
+    buffer = io.StringIO()
+    saved = sys.stdout
+    sys.stdout = buffer
+    try:
+        _exec(compile(tree, "<cell>", "exec"), namespace)
+        value = None
+        if last is not None:
+            value = builtins.eval(compile(last, "<cell>", "eval"), namespace)
+    finally:
+        sys.stdout = saved
+    output = buffer.getvalue()
+    if value is not None:
+        output += repr(value) + "\n"
+    return output
 
 
 def _set_random_states(states: dict[str, Any]) -> None:

@@ -337,10 +337,20 @@ _METHODS: Dict[type, FrozenSet[str]] = {}
 class Admission:
     """Reads one pickle under an allowlist (or, recording, under none)."""
 
-    def __init__(self, data: bytes, allowlist: Allowlist, usage: Optional[Usage] = None) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        allowlist: Allowlist,
+        usage: Optional[Usage] = None,
+        persistent: Optional[Callable[[str, int], Any]] = None,
+    ) -> None:
         self.data = data
         self.allow = allowlist
         self.usage = usage  # recording: admit everything, note what was used
+        # what a persistent id ``(kind, number)`` stands for: an object the checker lent
+        # the solution, or a stand-in for one the solution keeps (crossing.py); without
+        # it, persistent ids are refused like any opcode a value does not need
+        self.persistent = persistent
         self.keys: Dict[int, Key] = {}  # id of each global found → its name
         self.callable_ids: Set[int] = set()
         self.keep: List[Any] = []  # keeps found objects alive while their ids are in use
@@ -790,6 +800,16 @@ class Admission:
                 push = stack.append
             elif op == 0x32:  # DUP
                 push(stack[-1])
+            elif op == 0x51 and self.persistent is not None:  # BINPERSID
+                pid = stack.pop()
+                if (
+                    type(pid) is not tuple
+                    or len(pid) != 2
+                    or type(pid[0]) is not str
+                    or type(pid[1]) is not int
+                ):
+                    raise RefusedError("BINPERSID", "needs a (kind, number) pair")
+                push(self.persistent(pid[0], pid[1]))
             elif op == 0x95:  # FRAME: all of the data is here already
                 pos += 8
             elif op == 0x80:  # PROTO
@@ -942,9 +962,15 @@ _SUBSTITUTES: Dict[Key, Callable[..., Any]] = {
 }
 
 
-def admit(data: bytes, allowlist: Allowlist, usage: Optional[Usage] = None) -> Any:
-    """The value ``data`` pickles, built only from what ``allowlist`` admits."""
-    return Admission(data, allowlist, usage).load()
+def admit(
+    data: bytes,
+    allowlist: Allowlist,
+    usage: Optional[Usage] = None,
+    persistent: Optional[Callable[[str, int], Any]] = None,
+) -> Any:
+    """The value ``data`` pickles, built only from what ``allowlist`` admits (and, where
+    ``persistent`` is given, the handles it names: ``crossing.py``)."""
+    return Admission(data, allowlist, usage, persistent).load()
 
 
 # -- the solution's side ---------------------------------------------------------------------
@@ -1033,7 +1059,7 @@ def outputs(env: Dict[str, Any], before: Dict[str, Tuple[int, bytes]]) -> Tuple[
                 blobs.append(_dumps(figure))
             except Exception as exc:
                 try:
-                    _freeze_ticks(figure)
+                    freeze_ticks(figure)
                     blobs.append(_dumps(figure))
                 except Exception:
                     skipped["<figure %d>" % number] = "%s: %s" % (
@@ -1052,7 +1078,7 @@ def _bundle(figures: List[Any], drawn: Dict[str, Any]) -> Optional[bytes]:
         pass
     try:  # a tick formatter around a lambda: fix the ticks as drawn, then try again
         for figure in figures:
-            _freeze_ticks(figure)
+            freeze_ticks(figure)
         return _dumps((figures, drawn))
     except Exception:
         return None
@@ -1078,7 +1104,7 @@ def _holds_artists(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _freeze_ticks(figure: Any) -> None:
+def freeze_ticks(figure: Any) -> None:
     """Replace tick formatters and locators that cannot be pickled (a ``FuncFormatter``
     around a lambda) by fixed ones showing the same ticks and labels, as drawn."""
     ticker = importlib.import_module("matplotlib.ticker")  # loaded: pyplot made the figure

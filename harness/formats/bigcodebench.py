@@ -3,13 +3,20 @@
 A row: ``task_id``, ``complete_prompt`` / ``instruct_prompt``, ``code_prompt`` (the
 imports and the signature), ``canonical_solution`` (the body), ``test`` (a module defining
 ``TestCases``), ``entry_point``, ``libs``. The reference is ``code_prompt`` followed by
-the body; a model's answer is its whole program (``solution``). As in BigCodeBench, the
-solution and its tests share one module: the tests call its function, so they run apart
-from the check together with the solution, and only their results come back.
+the body; a model's answer is its whole program (``solution``).
+
+The tests run in the check's process (``formatlib.harness_unittest``). For a reference
+they share one module with it, as in BigCodeBench; an untrusted answer's module lives in
+its own process, and the tests' module holds the prompt's imports and constants (the
+task's own code, the *prelude*) and stand-ins for what the answer defined: calling one
+is a call in the answer's process (``envside/crossing.py``). A task whose tests share
+with the answer something that cannot cross is graded as upstream does, tests beside the
+answer in its process (``DRIVER``), and its outcome says so.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from harness.formats.common import Format, Row, context, library_list, main_library
@@ -18,7 +25,8 @@ from harness.problem import Problem, imported_modules
 KEYS = ("task_id", "code_prompt", "canonical_solution", "test")
 DEFAULT_TIMEOUT = 240.0  # BigCodeBench's own limit per task
 
-# Runs apart, with the solution, as BigCodeBench's own grader runs a task: one module
+# The in-process fallback. Runs apart, with the solution, as BigCodeBench's own grader
+# runs a task: one module
 # named ``__test__`` holds the solution and then its tests, importable by that name (tests
 # patch ``__name__ + ".randint"``), with upstream's globals (``os``, ``sys``, ``environ``)
 # and clock (UTC). Each test's exception is described here, where it was raised: its
@@ -184,18 +192,34 @@ _harness_report = _harness_tests()
 
 CHECK = """
 _TESTS = {tests!r}
+_PRELUDE = {prelude!r}
 _DRIVER = {driver!r}
 
 
 def test_execution(solution):
-    namespace = {{
-        "_HARNESS_SOLUTION": solution,
-        "_HARNESS_TESTS": _TESTS,
-        "_harness_error_part": harness_error_part,
-    }}
-    exec(HARNESS_RUNS_SOLUTION + _DRIVER, namespace)
-    harness_verdict(namespace.get("_harness_report"))
+    harness_unittest(solution, _TESTS, prelude=_PRELUDE, fallback=_DRIVER)
 """
+
+
+def prelude(code_prompt: str, entry_point: str) -> str:
+    """The task's own code around the function to write: ``code_prompt``'s top-level
+    statements (imports, constants, helpers) but the entry point's definition."""
+    source = code_prompt.rstrip() + "\n"
+    try:
+        tree = ast.parse(source + "    pass\n")
+    except SyntaxError:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return ""
+    kept = [
+        node
+        for node in tree.body
+        if not (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point
+        )
+    ]
+    return "".join(ast.unparse(node) + "\n" for node in kept)
 
 
 def matches(row: dict[str, Any]) -> bool:
@@ -217,7 +241,13 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
             library=main_library([*libs, *imported_modules(code_prompt)]),
             prompt=str(data.get("instruct_prompt") or data.get("complete_prompt") or ""),
             reference_code=reference,
-            code_context=context(CHECK.format(tests=tests, driver=DRIVER)),
+            code_context=context(
+                CHECK.format(
+                    tests=tests,
+                    prelude=prelude(code_prompt, str(data.get("entry_point") or "task_func")),
+                    driver=DRIVER,
+                )
+            ),
             timeout=row.number_or("timeout", DEFAULT_TIMEOUT),
             metadata={"format": "bigcodebench", "entry_point": data.get("entry_point", "")},
             source_file=shown,

@@ -10,7 +10,8 @@ also give ``steps`` as a list of code strings.
 Each task is two problems: ``<task>`` runs end to end (every step is the solution's, on the
 state its earlier steps left), ``<task>/oracle`` replaces a failed step with the reference
 code, so that each later step is judged on its own. Per-step outcomes are the execution's
-parts. The steps and their checks run apart from the check together, as one session.
+parts. The steps run in one session, in the solution's process; the expected outputs and
+the checks stay in the check's process, which compares and checks on data.
 """
 
 from __future__ import annotations
@@ -43,75 +44,17 @@ def split(solution: str) -> dict[int, str]:
     return steps
 
 
-# Runs apart, with the solution: the whole session, step by step.
-DRIVER = """
-def _harness_session():
-    import builtins
-    state = globals()
-    parts = []
-    if _HARNESS_SETUP:
-        builtins.exec(compile(_HARNESS_SETUP, "<setup>", "exec"), state)
-    for number, step in enumerate(_HARNESS_SPEC, start=1):
-        name = "step %d" % number
-        try:
-            code = _HARNESS_STEPS.get(number)
-            if code is None:
-                raise LookupError("the solution has no code for step %d" % number)
-            output = _harness_run_cell(code, state)
-            if step.get("expected_output") is not None:
-                reason = _harness_compare_output(output, step["expected_output"])
-                assert not reason, reason
-            if step.get("check"):
-                builtins.exec(compile(step["check"], "<check %d>" % number, "exec"), state)
-            parts.append({"name": name, "status": "pass"})
-        except Exception as exc:
-            part = _harness_error_part(name, exc)
-            if not part["message"] and step.get("check"):
-                part["message"] = "check failed: " + step["check"].strip().splitlines()[0][:200]
-            parts.append(part)
-            if _HARNESS_ORACLE:
-                try:
-                    _harness_run_cell(step["reference"], state)
-                except Exception:
-                    pass
-    return parts
-
-
-_harness_report = _harness_session()
-"""
-
+# The session runs in the solution's process (a reference's: in the check's); what each
+# step printed, and the values its check names, come back as data (``formatlib``).
 CHECK = """
 _SETUP = {setup!r}
 _SPEC = {spec!r}
 _ORACLE = {oracle!r}
-_DRIVER = {driver!r}
 _MARKER = {marker!r}
 
 
-def _harness_split(solution):
-    import re
-    pieces = re.split(_MARKER, solution, flags=re.MULTILINE)
-    steps = {{}}
-    for number, code in zip(pieces[1::2], pieces[2::2]):
-        steps[int(number)] = steps.get(int(number), "") + code
-    if pieces[0].strip():
-        steps[1] = pieces[0] + steps.get(1, "")
-    return steps
-
-
 def test_execution(solution):
-    namespace = {{
-        "__name__": "__main__",
-        "_HARNESS_SETUP": _SETUP,
-        "_HARNESS_SPEC": _SPEC,
-        "_HARNESS_ORACLE": _ORACLE,
-        "_HARNESS_STEPS": _harness_split(solution),
-        "_harness_run_cell": harness_run_cell,
-        "_harness_compare_output": harness_compare_output,
-        "_harness_error_part": harness_error_part,
-    }}
-    exec(HARNESS_RUNS_SOLUTION + _DRIVER, namespace)
-    harness_verdict(namespace.get("_harness_report"))
+    harness_session(solution, _SETUP, _SPEC, _ORACLE, _MARKER)
 """
 
 
@@ -202,7 +145,6 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
                         setup=setup,
                         spec=spec,
                         oracle=oracle,
-                        driver=DRIVER,
                         marker=_MARKER.pattern,
                     )
                 ),

@@ -6,9 +6,12 @@ Published as a folder: ``dataset.jsonl`` (a row per problem: ``example_id``, ``l
 ``answer``: the whole program) and ``hidden_tests/test_sample_<id>.py``, pytest files
 that ``from sample_<id> import`` the solution. Upstream grades a program by writing it as
 ``sample_<id>.py`` beside the hidden test in a fresh temporary directory and running
-pytest there: it passes when pytest's exit status is 0. The check here does the same,
-with pytest run in the solution's own process (apart from the check, like the solution)
-and a plugin that reports each test's outcome back as a part.
+pytest there: it passes when pytest's exit status is 0. The check here does the same
+(``formatlib.harness_pytest``), with pytest in the check's process and a plugin that
+keeps each test's outcome as a part; an untrusted program's module lives in its own
+process, and the test imports stand-ins whose calls cross to it
+(``envside/crossing.py``). ``DRIVER`` is the fallback for tests that share with the
+program something that cannot cross: pytest beside the program, in its process.
 
 Each problem is conditioned on one library release: ``metadata["env"]`` says which
 Python and requirements upstream grades it with (``harness.own_envs`` turns those into
@@ -44,7 +47,8 @@ DEFAULT_TIMEOUT = 120.0  # upstream's limit on one pytest run
 TEST_RUNNER = "pytest"  # what grades every problem: in every problem's env, unpinned
 _EXAMPLE_ID = re.compile(r"\w+")  # it names a module, sample_<id>
 
-# Runs apart, with the solution, as upstream's grader runs a problem: the program as
+# The in-process fallback. Runs apart, with the solution, as upstream's grader runs a
+# problem: the program as
 # ``sample_<id>.py`` and the hidden test beside it in a new directory, and pytest on that
 # test. The program is imported first, so that a program that does not even import is
 # one part with its own exception (under pytest it would be a collection error). The
@@ -189,14 +193,7 @@ _DRIVER = {driver!r}
 
 
 def test_execution(solution):
-    namespace = {{
-        "_HARNESS_SOLUTION": solution,
-        "_HARNESS_TESTS": _TESTS,
-        "_HARNESS_MODULE": _MODULE,
-        "_harness_error_part": harness_error_part,
-    }}
-    exec(HARNESS_RUNS_SOLUTION + _DRIVER, namespace)
-    harness_verdict(namespace.get("_harness_report"))
+    harness_pytest(solution, _MODULE, _TESTS, fallback=_DRIVER)
 """
 
 

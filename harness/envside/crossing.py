@@ -1,0 +1,1026 @@
+"""Calls across the boundary: a check that calls what the solution defined.
+
+BigCodeBench's and GitChameleon's tests call the solution's functions; CIBench's steps run
+in one session. The tests, their expected values and the verdict stay in the check's
+process; the solution's module (or session) lives in the solution's process
+(``solution.py``). A name the tests take from that module is a *stand-in* here: calling it
+sends the arguments there and waits for what comes back.
+
+What crosses, and how:
+
+- **check → solution**: arguments, and the state the solution would have shared with its
+  tests in one process (environment, working directory, global random states, the
+  patches the test has active, redirected standard streams). Data travels by value
+  (pickled); what is not data, or must stay the check's own object — a mock, a function
+  of the test's, an open stream, an instance of a class the test defined — is *lent*: the
+  solution gets a ``CheckerObject`` whose calls and attribute reads come back here as
+  callbacks, and run on the check's object (so ``mock.assert_called_with`` sees them).
+- **solution → check**: return values, exceptions, callback arguments. Each is admitted by
+  ``transport`` (default-deny) before the check sees it. What is not data comes back as an
+  inert stand-in: a function of the solution's (calling it is another call there), an
+  iterator (its items are admitted one by one), or an opaque object that equals only
+  itself. A stand-in never answers a comparison, a containment test or a method call of
+  the solution's choosing: the check decides those on data.
+
+Both sides of this module run in the combo's interpreter (standard library only).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib
+import importlib.util
+import io
+import operator
+import os
+import pickle
+import random
+import sys
+import types
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+if TYPE_CHECKING:
+    from .protocol import Json
+
+# The first byte of a request of this module's (a plain pickle starts with PROTO, 0x80).
+MARK = b"@"
+
+# -- lending objects ---------------------------------------------------------------------
+
+
+class Lent:
+    """The objects one side has lent the other, by number. Only numbers handed out here
+    mean anything: the other side names an object only by a number it was given."""
+
+    def __init__(self) -> None:
+        self.objects: Dict[int, Any] = {}
+        self.numbers: Dict[int, int] = {}  # id(object) → its number, to lend it once
+
+    def lend(self, obj: Any) -> int:
+        number = self.numbers.get(id(obj))
+        if number is None or self.objects.get(number) is not obj:
+            number = len(self.objects) + 1
+            self.objects[number] = obj
+            self.numbers[id(obj)] = number
+        return number
+
+    def get(self, number: Any) -> Any:
+        if type(number) is not int or number not in self.objects:
+            raise KeyError("no object %r was lent" % (number,))
+        return self.objects[number]
+
+
+# The modules a check's tests live in (their classes and functions cannot be found by name
+# in the solution's process, where the same name is the solution's module).
+TEST_MODULES = {"__main__", "__test__"}
+
+
+def _findable(obj: Any) -> bool:
+    """Whether pickle would find ``obj`` (a function or class) by name in a process that
+    imported the same libraries: its module is a library's, and holds it under its name."""
+    module_name = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(module_name, str) or not isinstance(qualname, str):
+        return False
+    if module_name in TEST_MODULES or "<" in qualname:
+        return False
+    found: Any = sys.modules.get(module_name)
+    if found is None:
+        return False
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found is obj
+
+
+def _is_mock(obj: Any) -> bool:
+    mock = sys.modules.get("unittest.mock")
+    return mock is not None and isinstance(obj, mock.NonCallableMock)
+
+
+_LENT_ALWAYS = (io.IOBase, types.GeneratorType)
+
+
+def lends(obj: Any) -> bool:
+    """Whether the check lends ``obj`` rather than sending a copy: a mock, an open stream,
+    a generator, a function or class of the test's own (pickle could not find it by name
+    there), a method bound to an object of the check's, an instance of a class the test
+    defined. Library functions and classes travel by name, as pickle sends them."""
+    if _is_mock(obj) or isinstance(obj, _LENT_ALWAYS):
+        return True
+    if isinstance(obj, types.MethodType):
+        return True  # bound to an object the solution must not get a copy of
+    if isinstance(obj, types.BuiltinMethodType):
+        # a library's function, or a class's (``dict.fromkeys``), travels by name; one
+        # bound to an instance of the check's is lent
+        owner = getattr(obj, "__self__", None)
+        return owner is not None and not isinstance(owner, (types.ModuleType, type))
+    if isinstance(obj, (type, types.FunctionType, staticmethod, classmethod)):
+        return not _findable(obj)
+    return type(obj).__module__ in TEST_MODULES  # an instance of a class the test defined
+
+
+class ToSolution(pickle.Pickler):
+    """The check's pickler for what it sends the solution: copies of data, handles for
+    what it lends (``lends``), the solution's own stand-ins by their number there."""
+
+    def __init__(self, file: Any, lent: Lent, lend_all: bool = False) -> None:
+        super().__init__(file, protocol=4)
+        self.lent = lent
+        self.lend_all = lend_all
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, SolutionStandIn):
+            return ("solution", object.__getattribute__(obj, "_number"))
+        if type(obj) in _PLAIN:
+            return None
+        if self.lend_all or lends(obj):
+            return ("checker", self.lent.lend(obj), _describe(obj))
+        return None
+
+
+_PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, list, dict})
+
+
+def _describe(obj: Any) -> Json:
+    """What the solution's stand-in for a lent object may claim to be: the class a mock
+    was specified with (so that ``isinstance`` holds there as here), whether it can be
+    called, iterated, entered."""
+    spec = getattr(obj, "_spec_class", None) if _is_mock(obj) else None
+    claimed = None
+    if isinstance(spec, type) and _findable(spec):
+        claimed = [spec.__module__, spec.__qualname__]
+    return {"class": claimed, "callable": callable(obj)}
+
+
+def dumps_to_solution(value: Any, lent: Lent) -> bytes:
+    """``value`` for the solution: data by value, the rest lent. A value that will not
+    pickle at all is lent whole."""
+    buffer = io.BytesIO()
+    try:
+        ToSolution(buffer, lent).dump(value)
+    except Exception:
+        buffer = io.BytesIO()
+        ToSolution(buffer, lent, lend_all=True).dump(value)
+    return buffer.getvalue()
+
+
+# -- the check's stand-ins for what the solution keeps --------------------------------------
+
+
+class SolutionStandIn:
+    """Something the solution keeps in its process, as the check sees it: never data.
+
+    It equals only itself and hashes by identity; it answers no comparison, containment or
+    truth test of the solution's choosing (those are decided here, on data)."""
+
+    __slots__ = ("_kind", "_name", "_number", "_peer")
+
+    def __init__(self, number: int, peer: Any, kind: str, name: str = "") -> None:
+        object.__setattr__(self, "_number", number)
+        object.__setattr__(self, "_peer", peer)
+        object.__setattr__(self, "_kind", kind)
+        object.__setattr__(self, "_name", name)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        name = object.__getattribute__(self, "_name")
+        return "<the solution's %s%s>" % (
+            object.__getattribute__(self, "_kind"),
+            " " + name if name else "",
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        kind = object.__getattribute__(self, "_kind")
+        raise AttributeError("the solution's %s cannot be changed from the check" % kind)
+
+
+class SolutionFunction(SolutionStandIn):
+    """A function (or class) of the solution's: calling it is a call in its process."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        peer = object.__getattribute__(self, "_peer")
+        return peer.call(("object", object.__getattribute__(self, "_number")), args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("__name__", "__qualname__"):
+            return object.__getattribute__(self, "_name") or "<solution>"
+        raise AttributeError(name)
+
+
+class SolutionIterator(SolutionStandIn):
+    """An iterator (a generator) of the solution's: each item is admitted as it comes."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> SolutionIterator:
+        return self
+
+    def __next__(self) -> Any:
+        peer = object.__getattribute__(self, "_peer")
+        return peer.operate(object.__getattribute__(self, "_number"), "next", ())
+
+
+class SolutionModule(types.ModuleType):
+    """The solution's module as the check's tests import it (``from sample_1 import f``):
+    each name is fetched from the solution's process when first asked for."""
+
+    def __init__(self, name: str, peer: Any) -> None:
+        super().__init__(name)
+        self.__dict__["_harness_peer"] = peer
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        peer = self.__dict__["_harness_peer"]
+        value = peer.fetch(self.__name__, name)
+        self.__dict__[name] = value
+        return value
+
+
+def installed_module(name: str) -> Optional[types.ModuleType]:
+    """The module ``name`` in the check's process: one it has imported, or one installed
+    in the environment (its import runs the library's code, never a file the solution
+    could have written: the working directory is not on the check's path)."""
+    if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
+        return None
+    found = sys.modules.get(name)
+    if found is not None:
+        return found
+    try:
+        spec = importlib.util.find_spec(name)
+        origin = os.path.realpath(spec.origin) if spec is not None and spec.origin else ""
+        if spec is None or origin.startswith(os.path.realpath(os.getcwd()) + os.sep):
+            return None
+        return importlib.import_module(name)
+    except Exception:
+        return None
+
+
+def stand_in(kind: Any, number: int, peer: Any, name: str = "") -> SolutionStandIn:
+    cls = {"function": SolutionFunction, "iterator": SolutionIterator}.get(kind, SolutionStandIn)
+    return cls(number, peer, kind if cls is not SolutionStandIn else "object", name)
+
+
+# -- callbacks: what the solution may do with what the check lent it ------------------------
+
+
+def _call(obj: Any, *args: Any, **kwargs: Any) -> Any:
+    return obj(*args, **kwargs)
+
+
+def _enter(obj: Any) -> Any:
+    return type(obj).__enter__(obj)
+
+
+def _exit(obj: Any) -> Any:
+    return type(obj).__exit__(obj, None, None, None)
+
+
+# Operations on a lent object, by name: each is what the solution's stand-in does when its
+# code uses the object that way. The arguments are admitted data.
+_OPERATIONS: Dict[str, Callable[..., Any]] = {
+    "call": _call,
+    "enter": _enter,
+    "exit": _exit,
+    "iter": iter,
+    "next": next,
+    "len": len,
+    "getitem": operator.getitem,
+    "setitem": operator.setitem,
+    "contains": operator.contains,
+    "bool": bool,
+    "str": str,
+    "repr": repr,
+    "int": int,
+    "float": float,
+    "index": operator.index,
+    "fspath": os.fspath,
+}
+
+
+def _mock_machinery(obj: Any) -> frozenset[str]:
+    """The names a mock's own classes define (``assert_called_with``, ``return_value``,
+    ``call_args_list``, ``reset_mock``…): the test's instruments, not the mocked API."""
+    names: set[str] = set()
+    for cls in type(obj).__mro__:
+        if cls.__module__ == "unittest.mock":
+            names.update(vars(cls))
+    return frozenset(names)
+
+
+def _reachable(obj: Any, name: Any) -> str:
+    """'' when the solution may read or set ``name`` on the lent ``obj``, else why not:
+    public names only, and on a mock, none of the mock's own machinery."""
+    if type(name) is not str or not name.isidentifier() or name.startswith("_"):
+        return "only public attributes of what the check lent can be reached"
+    if _is_mock(obj) and name in _mock_machinery(obj):
+        return "a mock's own machinery (%s) belongs to the test" % name
+    return ""
+
+
+def perform(obj: Any, operation: str, name: Any, args: Any, kwargs: Any) -> Any:
+    """Do what the solution asked with the lent ``obj`` (its arguments admitted)."""
+    if operation in ("getattr", "setattr"):
+        why = _reachable(obj, name)
+        if why:
+            raise AttributeError(why)
+        if operation == "getattr":
+            return getattr(obj, name)
+        setattr(obj, name, args[0] if args else None)
+        return None
+    function = _OPERATIONS.get(operation)
+    if function is None:
+        raise TypeError("the check does not %r what it lent" % operation)
+    return function(obj, *args, **kwargs)
+
+
+# -- exceptions the solution raised, rebuilt here ----------------------------------------
+
+
+class RemoteError(Exception):
+    """An exception the solution raised in its own process, named as it was there."""
+
+    def __init__(self, qualified: str, message: str, remote_traceback: str = "") -> None:
+        super().__init__(message)
+        self.qualified = qualified
+        self.remote_traceback = remote_traceback
+
+
+def _exception_class(qualified: str) -> Optional[type]:
+    """The class an exception of the solution's was raised as, found among what the check
+    has imported; only ordinary exceptions (and ``SystemExit``): never one a test
+    framework reads as an instruction (a skip, an interrupt)."""
+    module_name, _, qualname = qualified.rpartition(".")
+    if not module_name:
+        found: Any = getattr(builtins, qualname, None)
+    else:
+        found = sys.modules.get(module_name)
+        while found is None and "." in module_name:
+            # ``a.b.C.D``: a class nested in a class
+            module_name, _, outer = module_name.rpartition(".")
+            qualname = outer + "." + qualname
+            found = sys.modules.get(module_name)
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+    if not isinstance(found, type) or not issubclass(found, BaseException):
+        return None
+    if not issubclass(found, Exception) and found is not SystemExit:
+        return None  # KeyboardInterrupt, GeneratorExit, pytest's outcomes
+    unittest = sys.modules.get("unittest")
+    if unittest is not None and issubclass(found, unittest.SkipTest):
+        return None
+    return found
+
+
+def rebuild(report: Json, args: Any) -> BaseException:
+    """The exception the solution raised, as the check may catch it: its own class where
+    the check knows that class, with the arguments it was raised with where they were
+    admitted as data; else a ``RemoteError`` under its name."""
+    qualified = str(report.get("type", "Exception"))[:300]
+    message = str(report.get("message", ""))
+    frames = str(report.get("traceback", ""))
+    cls = _exception_class(qualified)
+    exc: Optional[BaseException] = None
+    if cls is not None:
+        if not isinstance(args, tuple):
+            args = (message,)
+        with contextlib.suppress(Exception):
+            exc = cls(*args)
+        if exc is None:
+            with contextlib.suppress(Exception):
+                exc = BaseException.__new__(cls)
+                exc.args = args
+        if exc is not None and isinstance(exc, OSError):
+            attrs = report.get("attrs")
+            if isinstance(attrs, dict):
+                for key in ("filename", "filename2"):
+                    if isinstance(attrs.get(key), str):
+                        with contextlib.suppress(Exception):
+                            setattr(exc, key, attrs[key])
+    if exc is None:
+        exc = RemoteError(qualified, message, frames)
+    with contextlib.suppress(Exception):
+        exc._harness_remote_traceback = frames  # type: ignore[attr-defined]  # noqa: SLF001
+    notes = report.get("notes")
+    if isinstance(notes, str) and notes:
+        with contextlib.suppress(Exception):
+            exc._harness_notes = notes[:300]  # type: ignore[attr-defined]  # noqa: SLF001
+    return exc
+
+
+def remote_frames(exc: BaseException) -> str:
+    """The frames an exception rebuilt here was raised through in the solution's process."""
+    frames = getattr(exc, "_harness_remote_traceback", "")
+    return frames if isinstance(frames, str) else ""
+
+
+def describe_exception(exc: BaseException) -> Tuple[Json, Tuple[Any, ...]]:
+    """The solution's side: an exception as it crosses (its name, message, last frames;
+    its arguments, to be pickled on their own)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)[-6:]
+    kind = type(exc)
+    header: Json = {
+        "kind": "raised",
+        "type": kind.__qualname__
+        if kind.__module__ == "builtins"
+        else "%s.%s" % (kind.__module__, kind.__qualname__),
+        "message": str(exc)[:2000],
+        "traceback": "\n".join(
+            "%s:%s in %s" % (f.filename, f.lineno, f.name)
+            for f in frames
+            if not f.filename.startswith(_HERE)
+        ),
+    }
+    notes = program_note(exc)
+    if notes:
+        header["notes"] = notes
+    if isinstance(exc, OSError):
+        header["attrs"] = {
+            k: getattr(exc, k)
+            for k in ("filename", "filename2")
+            if isinstance(getattr(exc, k, None), str)
+        }
+    return header, tuple(exc.args)
+
+
+HERE = _HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def program_note(exc: Optional[BaseException]) -> str:
+    """A program started by the code (or a library under it) that is not on this machine:
+    FileNotFoundError from subprocess starting it, anywhere in the exception's chain."""
+    import traceback
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, FileNotFoundError) and exc.__traceback__ is not None:
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            if last.name == "_execute_child" and last.filename.endswith("subprocess.py"):
+                program = exc.filename if isinstance(exc.filename, str) else ""
+                return " [harness: no program %r on this machine]" % program.rsplit("/", 1)[-1]
+        exc = exc.__cause__ or exc.__context__
+    return ""
+
+
+# Network use the solution's process reported with its last result (only its first).
+REACHED: List[str] = []
+
+
+def note_network(event: str, args: Tuple[Any, ...], reached: List[str]) -> None:
+    """An audit hook's body: note the first lookup of or connection to a host other than
+    this machine (it must never raise, or the event it watches fails)."""
+    try:
+        if reached or not event.startswith("socket."):
+            return
+        if event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
+            host = args[0]
+        elif event in ("socket.connect", "socket.sendto"):
+            host = args[1][0] if isinstance(args[1], tuple) else None  # not a Unix socket's path
+        else:
+            return
+        if isinstance(host, bytes):
+            host = host.decode("ascii", "replace")
+        if (
+            isinstance(host, str)
+            and host not in ("", "localhost", "::1", "0.0.0.0")
+            and not host.startswith("127.")
+        ):
+            reached.append("%s(%r)" % (event, host))
+    except Exception:
+        pass
+
+
+# -- the state a test shares with the solution in one process -------------------------------
+
+
+class PatchTracker:
+    """The patches a test has active (``unittest.mock.patch`` as a decorator, a context
+    manager or started; ``patch.dict``), so that each call of the solution can carry
+    them: in one process the solution would see them."""
+
+    def __init__(self) -> None:
+        self.active: List[Any] = []
+        self.dicts: List[Tuple[Any, Optional[str]]] = []
+        self.installed = False
+
+    def install(self) -> None:
+        mock = sys.modules.get("unittest.mock") or importlib.import_module("unittest.mock")
+        if self.installed:
+            return
+        self.installed = True
+        tracker = self
+        # mock's patchers are private classes; every patch (decorator, context manager,
+        # start/stop, patch.multiple) enters and leaves through them
+        patch_cls = mock._patch  # noqa: SLF001
+        enter, leave = patch_cls.__enter__, patch_cls.__exit__
+
+        def entered(patcher: Any) -> Any:
+            result = enter(patcher)
+            tracker.active.append(patcher)
+            return result
+
+        def left(patcher: Any, *info: object) -> Any:
+            for index in range(len(tracker.active) - 1, -1, -1):
+                if tracker.active[index] is patcher:
+                    del tracker.active[index]
+                    break
+            return leave(patcher, *info)
+
+        patch_cls.__enter__ = entered
+        patch_cls.__exit__ = left
+        dict_cls = mock._patch_dict  # noqa: SLF001
+        apply, undo = dict_cls._patch_dict, dict_cls._unpatch_dict  # noqa: SLF001
+
+        def _patch_dict(patcher: Any) -> Any:
+            named = patcher.in_dict if isinstance(patcher.in_dict, str) else None
+            result = apply(patcher)
+            tracker.dicts.append((patcher, named))
+            return result
+
+        def _unpatch_dict(patcher: Any) -> Any:
+            for index in range(len(tracker.dicts) - 1, -1, -1):
+                if tracker.dicts[index][0] is patcher:
+                    del tracker.dicts[index]
+                    break
+            return undo(patcher)
+
+        dict_cls._patch_dict = _patch_dict  # noqa: SLF001
+        dict_cls._unpatch_dict = _unpatch_dict  # noqa: SLF001
+
+
+TRACKER = PatchTracker()
+
+
+# Why the tests of this execution could not be graded across the boundary, if they could not.
+CANNOT: List[str] = []
+
+
+class CannotCrossError(Exception):
+    """The test shares something with the solution that cannot be carried to its process
+    (a patch of an object only this process can name). The task is then graded in one
+    process, as upstream does, and its outcome says so."""
+
+
+def _location(target: Any, solution_modules: Dict[str, str]) -> Optional[List[str]]:
+    """Where the solution's process finds ``target`` (the object a patch changes)."""
+    if isinstance(target, types.ModuleType):
+        name = target.__name__
+        if name in solution_modules:
+            return ["solution", solution_modules[name]]
+        return ["module", name]
+    if isinstance(target, type) and _findable(target):
+        return ["class", target.__module__, target.__qualname__]
+    return None
+
+
+def patches(solution_modules: Dict[str, str]) -> List[List[Any]]:
+    """The active patches as ``[where, attribute, value]``: what the solution's process
+    sets while the call runs. ``solution_modules`` maps the check's stand-in modules to the
+    solution's modules they stand for."""
+    found: List[List[Any]] = []
+    for patcher in TRACKER.active:
+        target = getattr(patcher, "target", None)
+        attribute = getattr(patcher, "attribute", None)
+        if not isinstance(attribute, str):
+            continue
+        where = _location(target, solution_modules)
+        if where is None:
+            CANNOT.append(
+                "the test patches %s of a %s, which only the check's process can name"
+                % (attribute, type(target).__name__)
+            )
+            raise CannotCrossError(CANNOT[-1])
+        found.append([where, attribute, getattr(target, attribute, None)])
+    for patcher, named in TRACKER.dicts:
+        if patcher.in_dict is os.environ:
+            continue  # the environment travels whole with every call
+        if named is None:
+            CANNOT.append("the test patches a dictionary only the check's process can name")
+            raise CannotCrossError(CANNOT[-1])
+        module_name, _, attribute = named.rpartition(".")
+        where = (
+            ["solution", solution_modules[module_name]]
+            if module_name in solution_modules
+            else ["module", module_name]
+        )
+        found.append([where, "<dict>" + attribute, dict(patcher.in_dict)])
+    return found
+
+
+def random_states() -> Json:
+    """The global random generators' states in this process."""
+    states: Json = {"random": random.getstate()}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        with contextlib.suppress(Exception):
+            states["numpy"] = numpy.random.get_state()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        with contextlib.suppress(Exception):
+            states["torch"] = torch.get_rng_state()
+    return states
+
+
+def set_random_states(states: Any) -> None:
+    """Take the other side's random states (what a call drew there is drawn here too)."""
+    if not isinstance(states, dict):
+        return
+    with contextlib.suppress(Exception):
+        if "random" in states:
+            random.setstate(states["random"])
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and "numpy" in states:
+        with contextlib.suppress(Exception):
+            numpy.random.set_state(states["numpy"])
+    torch = sys.modules.get("torch")
+    if torch is not None and "torch" in states:
+        with contextlib.suppress(Exception):
+            torch.set_rng_state(states["torch"])
+
+
+# The check's standard streams as the execution started with them: a test that redirects
+# them (``redirect_stdout``) lends its own to the solution's calls.
+STREAMS: Dict[str, Any] = {}
+
+
+def remember_streams() -> None:
+    STREAMS.update(stdout=sys.stdout, stderr=sys.stderr)
+
+
+def call_context(solution_modules: Dict[str, str], figures: Optional[List[int]]) -> Json:
+    """What a call of the solution carries besides its arguments. ``figures``: the
+    solution's numbers of the figures it sent that the check still has open."""
+    context: Json = {
+        "environ": dict(os.environ),
+        "cwd": os.getcwd(),
+        "random": random_states(),
+        "patches": patches(solution_modules),
+        "streams": {},
+    }
+    for name in ("stdout", "stderr"):
+        current = getattr(sys, name)
+        if STREAMS and current is not STREAMS.get(name):
+            context["streams"][name] = current
+    context["figures"] = figures
+    return context
+
+
+def after_call(state: Any) -> None:
+    """Take what a call changed of the state the two processes share."""
+    if not isinstance(state, dict):
+        return
+    set_random_states(state.get("random"))
+    cwd = state.get("cwd")
+    if isinstance(cwd, str) and cwd != os.getcwd():
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
+
+
+# -- the solution's side ------------------------------------------------------------------
+
+
+class CheckerObject:
+    """In the solution's process: something the check lent it. Everything done with it is
+    a callback to the check, on the check's own object."""
+
+    __slots__ = ("_harness_callable", "_harness_claimed", "_harness_number")
+
+    def __init__(self, number: int, description: Any) -> None:
+        description = description if isinstance(description, dict) else {}
+        object.__setattr__(self, "_harness_number", number)
+        object.__setattr__(self, "_harness_claimed", _claimed_class(description.get("class")))
+        object.__setattr__(self, "_harness_callable", bool(description.get("callable")))
+
+    def _harness(self, operation: str, *args: Any, **kwargs: Any) -> Any:
+        number = object.__getattribute__(self, "_harness_number")
+        return CHANNEL.callback(number, operation, "", args, kwargs)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        claimed = object.__getattribute__(self, "_harness_claimed")
+        return claimed if claimed is not None else CheckerObject
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        number = object.__getattribute__(self, "_harness_number")
+        return CHANNEL.callback(number, "getattr", name, (), {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        number = object.__getattribute__(self, "_harness_number")
+        CHANNEL.callback(number, "setattr", name, (value,), {})
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._harness("call", *args, **kwargs)
+
+    def __enter__(self) -> Any:
+        return self._harness("enter")
+
+    def __exit__(self, *info: object) -> Any:
+        return self._harness("exit")
+
+    def __iter__(self) -> Any:
+        return self._harness("iter")
+
+    def __next__(self) -> Any:
+        return self._harness("next")
+
+    def __len__(self) -> int:
+        return self._harness("len")  # type: ignore[no-any-return]
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._harness("getitem", key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._harness("setitem", key, value)
+
+    def __contains__(self, item: Any) -> bool:
+        return bool(self._harness("contains", item))
+
+    def __bool__(self) -> bool:
+        return bool(self._harness("bool"))
+
+    def __str__(self) -> str:
+        return str(self._harness("str"))
+
+    def __repr__(self) -> str:
+        return str(self._harness("repr"))
+
+    def __int__(self) -> int:
+        return int(self._harness("int"))
+
+    def __float__(self) -> float:
+        return float(self._harness("float"))
+
+    def __index__(self) -> int:
+        return int(self._harness("index"))
+
+    def __fspath__(self) -> Any:
+        return self._harness("fspath")
+
+    def __reduce__(self) -> Any:
+        raise TypeError("what the check lent goes back to it by reference only")
+
+
+def _claimed_class(claimed: Any) -> Optional[type]:
+    if not isinstance(claimed, list) or len(claimed) != 2:
+        return None
+    module_name, qualname = claimed
+    try:
+        found: Any = importlib.import_module(str(module_name))
+        for part in str(qualname).split("."):
+            found = getattr(found, part)
+    except Exception:
+        return None
+    return found if isinstance(found, type) else None
+
+
+class FromChecker(pickle.Unpickler):
+    """The solution's reader of what the check sends: lent objects become
+    ``CheckerObject``s, its own objects come back as themselves."""
+
+    def __init__(self, file: Any, kept: Lent) -> None:
+        super().__init__(file)
+        self.kept = kept
+
+    def persistent_load(self, pid: Any) -> Any:
+        kind = pid[0]
+        if kind == "checker":
+            return CheckerObject(pid[1], pid[2] if len(pid) > 2 else None)
+        if kind == "solution":
+            return self.kept.get(pid[1])
+        raise pickle.UnpicklingError("unknown persistent id %r" % (kind,))
+
+
+def loads_from_checker(data: bytes, kept: Lent) -> Any:
+    return FromChecker(io.BytesIO(data), kept).load()
+
+
+def _kind(obj: Any) -> Optional[str]:
+    """How the solution's process keeps ``obj`` rather than sending it: None to send it."""
+    if type(obj) in _PLAIN or isinstance(obj, CheckerObject):
+        return None
+    if hasattr(type(obj), "__next__"):
+        return "iterator"  # consumed where it is, item by item, as the test asks
+    if isinstance(obj, (types.FunctionType, types.MethodType, type)) and (
+        getattr(obj, "__module__", None) in SOLUTION_MODULES or not _findable(obj)
+    ):
+        return "function"  # the solution's own: calling it is a call there
+    if isinstance(obj, io.IOBase) or type(obj).__module__ in SOLUTION_MODULES:
+        return "object"  # an open stream, an instance of a class the solution defined
+    return None
+
+
+# The solution's modules in its own process (their classes cannot be named by the check).
+SOLUTION_MODULES = {"__main__"}
+
+
+class ToChecker(pickle.Pickler):
+    """The solution's pickler for what it sends back: lent objects by their number, what
+    is not data (a generator, a function of its own) kept here and named by a number."""
+
+    def __init__(self, file: Any, kept: Lent) -> None:
+        super().__init__(file, protocol=4)
+        self.kept = kept
+
+    def persistent_id(self, obj: Any) -> Any:
+        if type(obj) in _PLAIN:
+            return None
+        if isinstance(obj, CheckerObject):
+            return ("checker", object.__getattribute__(obj, "_harness_number"))
+        kind = _kind(obj)
+        if kind is None:
+            return None
+        number = self.kept.lend(obj)
+        KINDS[number] = kind
+        return (kind, number)
+
+
+KINDS: Dict[int, str] = {}  # number of a kept object → how the check sees it
+
+
+def dumps_to_checker(value: Any, kept: Lent) -> bytes:
+    buffer = io.BytesIO()
+    ToChecker(buffer, kept).dump(value)
+    return buffer.getvalue()
+
+
+class Channel:
+    """The solution's way back to the check while a request runs: a callback is a report
+    of its own on the request's pipe, answered by a reply on the request socket (and the
+    check may, while it works out the answer, send requests of its own first)."""
+
+    def __init__(self) -> None:
+        self.requests: Any = None
+        self.report_fds: List[int] = []  # the pipes of the requests being served, innermost last
+        self.serve: Optional[Callable[[bytes, int], Any]] = None  # serves a nested request
+        self.send: Optional[Callable[[int, Json, List[bytes]], bool]] = None
+        self.receive: Optional[Callable[[Any], Any]] = None
+        self.kept = Lent()
+
+    def callback(self, number: int, operation: str, name: str, args: Any, kwargs: Any) -> Any:
+        if not self.report_fds or self.send is None or self.receive is None:
+            raise RuntimeError("what the check lent can only be used while the check waits")
+        try:
+            blob = dumps_to_checker((tuple(args), dict(kwargs)), self.kept)
+        except Exception as exc:
+            raise TypeError(
+                "the arguments cannot be sent to the check: %s: %s" % (type(exc).__name__, exc)
+            ) from None
+        header = {"kind": "callback", "number": number, "op": operation, "name": name, "blobs": 1}
+        if not self.send(self.report_fds[-1], header, [blob]):
+            os._exit(70)  # the check is gone
+        while True:
+            received = self.receive(self.requests)
+            if received is None:
+                os._exit(70)
+            request, fd = received
+            if fd < 0:
+                outcome, value = loads_from_checker(request, self.kept)[1:3]
+                if outcome == "raise":
+                    raise value
+                return value
+            assert self.serve is not None
+            self.serve(request, fd)
+
+
+CHANNEL = Channel()
+
+
+@contextlib.contextmanager
+def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None]:
+    """While a call runs in the solution's process: the state its test shares with it."""
+    if not isinstance(context, dict):
+        yield
+        return
+    environ = context.get("environ")
+    if isinstance(environ, dict) and environ != dict(os.environ):
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in environ.items()})
+    cwd = context.get("cwd")
+    if isinstance(cwd, str) and cwd != os.getcwd():
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
+    set_random_states(context.get("random"))
+    figures = context.get("figures")
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None and isinstance(figures, list):
+        for number in pyplot.get_fignums():
+            if number in SHIPPED and number not in figures:
+                pyplot.close(number)  # the test closed its copy
+                SHIPPED.pop(number, None)
+    undo: List[Callable[[], None]] = []
+    try:
+        for where, attribute, value in context.get("patches") or []:
+            target = _patch_target(where, modules)
+            if attribute.startswith("<dict>"):
+                undo.append(_patch_dict(getattr(target, attribute[6:]), value))
+            else:
+                undo.append(_set(target, attribute, value))
+        for name, stream in (context.get("streams") or {}).items():
+            if name in ("stdout", "stderr"):
+                undo.append(_set(sys, name, stream))
+        yield
+    finally:
+        for step in reversed(undo):
+            with contextlib.suppress(Exception):
+                step()
+
+
+def _patch_target(where: List[str], modules: Dict[str, types.ModuleType]) -> Any:
+    if where[0] == "solution":
+        return modules[where[1]]
+    found: Any = importlib.import_module(where[1])
+    if where[0] == "class":
+        for part in where[2].split("."):
+            found = getattr(found, part)
+    return found
+
+
+_MISSING = object()
+
+
+def _set(target: Any, attribute: str, value: Any) -> Callable[[], None]:
+    namespace = vars(target) if isinstance(target, (type, types.ModuleType)) else {}
+    original = namespace.get(attribute, _MISSING)
+    setattr(target, attribute, value)
+
+    def undo() -> None:
+        if original is _MISSING:
+            delattr(target, attribute)
+        else:
+            setattr(target, attribute, original)
+
+    return undo
+
+
+def _patch_dict(target: Any, values: Any) -> Callable[[], None]:
+    original = dict(target)
+    target.clear()
+    target.update(values)
+
+    def undo() -> None:
+        target.clear()
+        target.update(original)
+
+    return undo
+
+
+# The figures the solution's process sent the check, by number, as they were then.
+SHIPPED: Dict[int, Any] = {}
+
+
+def figures_to_ship() -> List[Any]:
+    """The figures a call made or changed (pyplot's, the current one last)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return []
+    numbers = pyplot.get_fignums()
+    if not numbers:
+        return []
+    current = pyplot.gcf().number
+    chosen = []
+    for number in sorted(numbers, key=lambda n: n == current):
+        figure = pyplot.figure(number) if number != current else pyplot.gcf()
+        if SHIPPED.get(number) is not figure or getattr(figure, "stale", True):
+            chosen.append(figure)
+    pyplot.figure(current)
+    return chosen
+
+
+def shipped(figures: List[Any]) -> None:
+    for figure in figures:
+        SHIPPED[figure.number] = figure
+        with contextlib.suppress(Exception):
+            figure.stale = False
+
+
+def state_after() -> Json:
+    """What a call changed of the state the two processes share, for the check."""
+    return {"random": random_states(), "cwd": os.getcwd()}
+
+
+# The solution's side: network use during the request being served.
+SOLUTION_REACHED: List[str] = []
+_WATCHING: List[bool] = []
+
+
+def watch_network() -> None:
+    del SOLUTION_REACHED[:]
+    if not _WATCHING:
+        _WATCHING.append(True)
+        sys.addaudithook(lambda event, args: note_network(event, args, SOLUTION_REACHED))
