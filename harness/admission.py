@@ -29,7 +29,7 @@ from harness.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.runner import ComboRun, Execution
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from harness.envs import EnvInfo
     from harness.results import Outcome
@@ -82,6 +82,7 @@ def measure(
     executions: Sequence[Execution],
     options: RunOptions,
     run_id: str,
+    log: Callable[[str], None] = lambda _message: None,
 ) -> Admission:
     """The admission for ``executions`` in the env ``info``: for each problem a model
     answers, what its reference's values use there, recorded now or kept from before."""
@@ -97,6 +98,10 @@ def measure(
     kept = _read(path)
     missing = [k for k in answered if k not in kept]
     if missing:
+        log(
+            f"{info.combo}: recording what {len(missing)} references' values use "
+            f"({len(answered) - len(missing)} kept from before), before the answers run"
+        )
         references = [
             Execution(
                 answered[k].problem,

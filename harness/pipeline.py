@@ -595,7 +595,9 @@ def _admitting(
     values use in this environment beyond the shipped allowlist (``admission.py``)."""
     if not job.options.measured_admission:
         return job.options
-    admitted = admission.measure(job.env_root, info, executions, job.options, job.run_dir.run_id)
+    admitted = admission.measure(
+        job.env_root, info, executions, job.options, job.run_dir.run_id, log=reporter.log
+    )
     if admitted.measured:
         reporter.log(
             f"{combo}: measured what {admitted.measured} references' values use "

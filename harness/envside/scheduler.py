@@ -180,7 +180,7 @@ class Scheduler:
         self.preloaded, self.preload_failures = preload(wanted)
         warm_reseeding()
         warm_pyplot()
-        if self.guard and any(not spec.get("trusted") for _, spec in queue):
+        if self.guard and self._guards_any(queue):
             # what checking returned values needs, looked up once for every child
             transport.warm(transport.shipped_allowlist(self.batch.get("allowlist_extra", "")))
         for library in FORK_PROBES:
@@ -193,6 +193,13 @@ class Scheduler:
         gc.collect()
         if hasattr(gc, "freeze"):
             gc.freeze()
+
+    def _guards_any(self, queue: list[tuple[int, Json]]) -> bool:
+        """Whether any of ``queue`` runs its solution through the guard: an untrusted one,
+        or any at all when the run records what the guard admits (references too)."""
+        if self.batch.get("record_transport"):
+            return bool(queue)
+        return any(not spec.get("trusted") for _, spec in queue)
 
     def info(self) -> Json:
         """What the run did, for the record: per zygote, and merged."""
@@ -349,11 +356,7 @@ class Scheduler:
 
                 self.emit = relay
                 self.prepare_zygote(items)
-                if (
-                    self.guard
-                    and self.isolation == "zygote"
-                    and any(not spec.get("trusted") for _, spec in items)
-                ):
+                if self.guard and self.isolation == "zygote" and self._guards_any(items):
                     # the guarded solutions' processes: forked by a template that imported
                     # what this zygote did, and never held the batch (guard.TEMPLATE)
                     guard.start_template(

@@ -135,6 +135,17 @@ def render(summary: Summary) -> str:
                 ]
             )
     out += _table(["combo", "source", *statuses, "pass rate"], rows) if rows else ["No executions."]
+    graded = [
+        f"{n} of `{source}` in `{c.id}`"
+        for c in summary.combos
+        for source, n in sorted(c.in_process.items())
+    ]
+    if graded:
+        out += [
+            "",
+            "Graded in the answer's own process, its tests beside it (they share something "
+            "with it that cannot cross to the checker; RELIABILITY.md): " + "; ".join(graded) + ".",
+        ]
 
     out += ["", "## Across combos", ""]
     classes = [k for k in _CLASSES if any(summary.classes(s).get(k) for s in summary.sources)]

@@ -37,6 +37,8 @@ class ComboSummary:
     id: str
     env: EnvInfo
     counts: Mapping[str, Mapping[str, int]]  # source → status → count
+    # source → answers whose tests could not run apart from them (graded in their process)
+    in_process: Mapping[str, int] = field(default_factory=dict)
 
     def pass_rate(self, source: str) -> float | None:
         """Passes over executions that ran (skipped and env errors are not counted)."""
@@ -120,6 +122,7 @@ class Summary:
                     "lane": c.env.lane,
                     "counts": {s: dict(n) for s, n in c.counts.items()},
                     "pass_rate": {s: c.pass_rate(s) for s in c.counts},
+                    "graded_in_process": dict(c.in_process),
                 }
                 for c in self.combos
             ],
@@ -182,9 +185,12 @@ def summarise(
     notes: Sequence[ChangeNote] = (),
 ) -> Summary:
     counts: dict[str, dict[str, Counter[str]]] = {c: {} for c in combo_ids}
+    in_process: dict[str, Counter[str]] = {}
     for o in outcomes:
         if o.attempt == 0:
             counts.setdefault(o.combo, {}).setdefault(o.source, Counter())[o.status.value] += 1
+            if o.graded == "in-process":
+                in_process.setdefault(o.combo, Counter())[o.source] += 1
     ids = list(combo_ids) + [c for c in counts if c not in combo_ids]
     missing = EnvInfo("", ok=False, stage="missing", error="no env record")
     combos = [
@@ -192,6 +198,7 @@ def summarise(
             c,
             envs.get(c, missing),
             {s: dict(counts[c][s]) for s in sorted(counts[c], key=_source_order)},
+            dict(in_process.get(c, {})),
         )
         for c in ids
     ]

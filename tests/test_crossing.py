@@ -1,0 +1,250 @@
+"""Calls across the boundary (harness/envside/crossing.py): what is lent, what is copied,
+what the solution may do with what it was lent, and how its exceptions come back.
+
+The module is standard library only; these tests run its two sides in this process, and
+one real run (a task whose tests patch an object only the check can name) goes through
+``harness run``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import operator
+import pickle
+import sys
+import textwrap
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from harness.envside import crossing
+from tests.conftest import run_harness
+
+
+class Local:
+    """A class of a test's own (its module is not importable by name in the solution's
+    process): its instances are lent."""
+
+
+def test_mocks_streams_and_the_tests_own_functions_are_lent() -> None:
+    def helper() -> int:
+        return 1
+
+    assert crossing.lends(mock.MagicMock())
+    assert crossing.lends(io.StringIO())
+    assert crossing.lends(helper)  # a closure of a test: pickle cannot find it
+    assert crossing.lends(lambda: 1)
+    assert crossing.lends([].append)  # bound to an object of the check's
+    assert crossing.lends(x for x in [1])
+
+
+def test_data_and_library_functions_are_copied() -> None:
+    for value in (1, "a", [1, 2], {"a": (1, 2.5)}, None, b"x", pickle.dumps, dict.fromkeys, len):
+        assert not crossing.lends(value), value
+
+
+def test_a_value_that_will_not_pickle_is_lent_whole() -> None:
+    lent = crossing.Lent()
+
+    class Unpicklable:
+        def __reduce__(self) -> str:
+            raise TypeError("no")
+
+    data = crossing.dumps_to_solution([1, Unpicklable()], lent)
+    assert len(lent.objects) == 1
+    assert b"checker" in data
+
+
+def test_the_solution_names_only_objects_it_was_lent() -> None:
+    lent = crossing.Lent()
+    thing = object()
+    number = lent.lend(thing)
+    assert lent.lend(thing) == number
+    assert lent.get(number) is thing
+    for bad in (number + 1, "1", None, True):
+        with pytest.raises(KeyError):
+            lent.get(bad)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "assert_called_with",
+        "assert_not_called",
+        "reset_mock",
+        "return_value",
+        "side_effect",
+        "called",
+        "call_count",
+        "call_args_list",
+        "mock_calls",
+        "configure_mock",
+        "_mock_children",
+        "__class__",
+        "_private",
+    ],
+)
+def test_a_mocks_machinery_is_out_of_reach(name: str) -> None:
+    target = mock.MagicMock()
+    for operation in ("getattr", "setattr"):
+        with pytest.raises(AttributeError):
+            crossing.perform(target, operation, name, (0,), {})
+
+
+def test_the_mocked_api_is_reachable() -> None:
+    target = mock.MagicMock()
+    target.status_code = 200
+    target.json.return_value = {"a": 1}
+    assert crossing.perform(target, "getattr", "status_code", (), {}) == 200
+    json_method = crossing.perform(target, "getattr", "json", (), {})
+    assert crossing.perform(json_method, "call", None, (), {}) == {"a": 1}
+    json_method.assert_called_once_with()
+    crossing.perform(target, "setattr", "timeout", (5,), {})
+    assert target.timeout == 5
+    with pytest.raises(TypeError):
+        crossing.perform(target, "delete_everything", None, (), {})
+
+
+def test_exceptions_come_back_as_their_class_with_their_arguments() -> None:
+    report = {"type": "KeyError", "message": "'x'", "traceback": "<solution>:3 in f"}
+    rebuilt = crossing.rebuild(report, ("x",))
+    assert type(rebuilt) is KeyError
+    assert str(rebuilt) == "'x'"
+    assert crossing.remote_frames(rebuilt) == "<solution>:3 in f"
+    # a class whose constructor wants more than a message: rebuilt all the same, so that
+    # ``assertRaises(json.JSONDecodeError)`` catches it
+    json_error = crossing.rebuild({"type": "json.decoder.JSONDecodeError", "message": "m"}, None)
+    assert type(json_error) is json.JSONDecodeError
+
+
+@pytest.mark.parametrize(
+    "qualified",
+    [
+        "unittest.case.SkipTest",
+        "KeyboardInterrupt",
+        "GeneratorExit",
+        "_pytest.outcomes.Skipped",
+        "__test__.Anything",
+        "builtins.object",
+        "os.system",
+    ],
+)
+def test_no_exception_becomes_an_instruction_to_the_test_runner(qualified: str) -> None:
+    rebuilt = crossing.rebuild({"type": qualified, "message": "m"}, ("m",))
+    assert isinstance(rebuilt, crossing.RemoteError)
+    assert rebuilt.qualified == qualified
+    assert not isinstance(rebuilt, unittest.SkipTest)
+
+
+def test_system_exit_is_rebuilt_for_assert_raises() -> None:
+    assert type(crossing.rebuild({"type": "SystemExit", "message": "0"}, (0,))) is SystemExit
+
+
+def test_active_patches_are_carried_and_instances_cannot_cross() -> None:
+    crossing.TRACKER.install()
+    with mock.patch("json.dumps") as patched:
+        found = crossing.patches({})
+        assert found == [[["module", "json"], "dumps", patched]]
+    with mock.patch.object(crossing.Lent, "lend"):
+        assert crossing.patches({})[0][0] == ["class", "harness.envside.crossing", "Lent"]
+    assert crossing.patches({}) == []
+    holder = Local()
+    holder.value = 1  # type: ignore[attr-defined]
+    crossing.CANNOT.clear()
+    with mock.patch.object(holder, "value", 2), pytest.raises(crossing.CannotCrossError):
+        crossing.patches({})
+    assert crossing.CANNOT == [
+        "the test patches value of a Local, which only the check's process can name"
+    ]
+    crossing.CANNOT.clear()
+
+
+def test_the_solutions_module_is_patched_by_its_own_name() -> None:
+    crossing.TRACKER.install()
+    stand_in = type(sys)("__test__")
+    stand_in.randint = 1  # type: ignore[attr-defined]
+    sys.modules["__test__"] = stand_in
+    try:
+        with mock.patch("__test__.randint", 4):
+            assert crossing.patches({"__test__": "__test__"}) == [
+                [["solution", "__test__"], "randint", 4]
+            ]
+    finally:
+        del sys.modules["__test__"]
+
+
+def test_a_stand_in_answers_no_comparison() -> None:
+    stand_in = crossing.stand_in("object", 1, None)
+    assert stand_in != 0
+    assert stand_in != stand_in.__class__
+    assert operator.eq(stand_in, stand_in)
+    assert hash(stand_in) == id(stand_in)
+    with pytest.raises(AttributeError):
+        stand_in.equals  # type: ignore[attr-defined]  # noqa: B018 - not the check's to call
+    with pytest.raises(AttributeError):
+        stand_in.x = 1
+
+
+# -- a task whose tests share what cannot cross: graded in the answer's process, and said --
+
+TESTS = """
+import unittest
+from unittest.mock import patch
+
+class Holder:
+    value = 1
+
+class TestCases(unittest.TestCase):
+    def test_patched_instance(self):
+        holder = Holder()
+        with patch.object(holder, "value", 2):
+            self.assertEqual(task_func(3), 6)
+"""
+
+
+@pytest.mark.network
+def test_a_task_that_cannot_cross_is_graded_in_process_and_says_so(tmp_path: Path) -> None:
+    task = {
+        "task_id": "BigCodeBench/in-process",
+        "complete_prompt": "",
+        "code_prompt": "def task_func(x):\n",
+        "canonical_solution": "    return x * 2\n",
+        "test": TESTS,
+        "entry_point": "task_func",
+        "libs": "[]",
+    }
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(task) + "\n")
+    answer = {"task_id": task["task_id"], "solution": "def task_func(x):\n    return x * 2\n"}
+    (tmp_path / "answers.jsonl").write_text(json.dumps(answer) + "\n")
+    (tmp_path / "matrix.toml").write_text(
+        textwrap.dedent(f"""
+        [matrix]
+        python = "{sys.version_info.major}.{sys.version_info.minor}"
+        [combos.np]
+        numpy = "2.2.6"
+    """)
+    )
+    run_harness(
+        "run", "--problems", str(tmp_path / "tasks.jsonl"),
+        "--answers", str(tmp_path / "answers.jsonl"), "--results", str(tmp_path / "results"),
+        "--env-dir", str(tmp_path / "envs"), "--run-id", "r", "--no-history", "-j", "1",
+        cwd=tmp_path,
+    )  # fmt: skip
+    run = tmp_path / "results" / "r"
+    rows = {
+        json.loads(line)["source"]: json.loads(line)
+        for line in (run / "np.jsonl").read_text().splitlines()
+    }
+    assert rows["reference"]["status"] == "pass"
+    assert "graded" not in rows["reference"]
+    answered = rows["model:answers"]
+    assert (answered["status"], answered["graded"]) == ("pass", "in-process")
+    assert (
+        "graded in the solution's process: the test patches value of a Holder" in answered["note"]
+    )
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["combos"][0]["graded_in_process"] == {"model:answers": 1}
+    assert "Graded in the answer's own process" in (run / "summary.md").read_text()
