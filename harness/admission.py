@@ -22,18 +22,27 @@ import json
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness import allowlist
 from harness.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.runner import ComboRun, Execution
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from harness.envs import EnvInfo
     from harness.results import Outcome
     from harness.runner import RunOptions
+
+
+class Progress(Protocol):
+    """What the recording run reports to (``progress.Reporter``)."""
+
+    def log(self, message: str) -> None: ...
+    def combo_started(self, combo: str, total: int) -> None: ...
+    def outcome(self, outcome: Outcome) -> None: ...
+
 
 CACHE = "admission"  # under the env root: one file per lock
 
@@ -82,7 +91,7 @@ def measure(
     executions: Sequence[Execution],
     options: RunOptions,
     run_id: str,
-    log: Callable[[str], None] = lambda _message: None,
+    reporter: Progress | None = None,
 ) -> Admission:
     """The admission for ``executions`` in the env ``info``: for each problem a model
     answers, what its reference's values use there, recorded now or kept from before."""
@@ -98,10 +107,12 @@ def measure(
     kept = _read(path)
     missing = [k for k in answered if k not in kept]
     if missing:
-        log(
-            f"{info.combo}: recording what {len(missing)} references' values use "
-            f"({len(answered) - len(missing)} kept from before), before the answers run"
-        )
+        if reporter is not None:
+            reporter.log(
+                f"{info.combo}: recording what {len(missing)} references' values use "
+                f"({len(answered) - len(missing)} kept from before), before the answers run"
+            )
+            reporter.combo_started(f"{info.combo} (recording)", len(missing))
         references = [
             Execution(
                 answered[k].problem,
@@ -111,7 +122,8 @@ def measure(
         ]
         sink = _Kept()
         recording = replace(options, record_transport=True, repeat=1)
-        ComboRun(run_id, info, sink, recording).run(references)
+        on_outcome = reporter.outcome if reporter is not None else None
+        ComboRun(run_id, info, sink, recording, on_outcome).run(references)
         for k, outcome in zip(missing, _in_order(references, sink), strict=True):
             # kept even when empty (a value of built-in types only): measured is measured
             kept[k] = {

@@ -596,7 +596,7 @@ def _admitting(
     if not job.options.measured_admission:
         return job.options
     admitted = admission.measure(
-        job.env_root, info, executions, job.options, job.run_dir.run_id, log=reporter.log
+        job.env_root, info, executions, job.options, job.run_dir.run_id, reporter
     )
     if admitted.measured:
         reporter.log(
