@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness import allowlist
+from harness.envs import ENVSIDE
 from harness.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.runner import ComboRun, Execution
 
@@ -68,9 +69,21 @@ class _Kept(list["Outcome"]):
 
 
 def key(execution: Execution) -> str:
-    """A problem as measured: its check and its reference (either changing is new)."""
+    """A problem as measured: its check, its reference and the env side that sends its
+    values (any of them changing is a new measurement)."""
     text = execution.problem.code_context + "\0" + execution.problem.reference_code
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256((_ENV_SIDE + text).encode("utf-8")).hexdigest()[:20]
+
+
+def _env_side() -> str:
+    """A digest of the env side's code: what a recording sends and records."""
+    digest = hashlib.sha256()
+    for path in sorted(ENVSIDE.parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+_ENV_SIDE = _env_side()
 
 
 def cache_file(env_root: Path, info: EnvInfo) -> Path:

@@ -248,3 +248,125 @@ def test_a_task_that_cannot_cross_is_graded_in_process_and_says_so(tmp_path: Pat
     summary = json.loads((run / "summary.json").read_text())
     assert summary["combos"][0]["graded_in_process"] == {"model:answers": 1}
     assert "Graded in the answer's own process" in (run / "summary.md").read_text()
+
+
+# -- what one process would share, carried both ways: a real run --------------------------
+
+SHARED = {
+    # a mock records the very arrays it was called with
+    "same-objects": (
+        "def task_func(model, X):\n",
+        "    model.fit(X)\n    return X.shape\n",
+        """
+import unittest
+from unittest.mock import MagicMock
+import numpy as np
+
+class TestCases(unittest.TestCase):
+    def test_fit_called_with_the_array(self):
+        model, X = MagicMock(), np.arange(6.0).reshape(2, 3)
+        self.assertEqual(task_func(model, X), (2, 3))
+        model.fit.assert_called_once_with(X)
+""",
+    ),
+    # the axes the test handed over is drawn on, as in one process
+    "configured-object": (
+        "def task_func(ax):\n",
+        "    ax.set_title('drawn')\n    ax.plot([1, 2, 3])\n",
+        """
+import unittest
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+class TestCases(unittest.TestCase):
+    def test_draws_on_the_axes(self):
+        fig, ax = plt.subplots()
+        self.assertIsNone(task_func(ax))
+        self.assertEqual(ax.get_title(), 'drawn')
+        self.assertEqual(len(ax.get_lines()), 1)
+""",
+    ),
+    # a style the answer chose is the test's style too
+    "style": (
+        "import matplotlib.pyplot as plt\n\ndef task_func():\n",
+        "    plt.style.use('ggplot')\n",
+        """
+import unittest
+import matplotlib.pyplot as plt
+
+class TestCases(unittest.TestCase):
+    def test_style(self):
+        plt.style.use('default')
+        task_func()
+        self.assertEqual(plt.rcParams['axes.facecolor'], '#E5E5E5')
+""",
+    ),
+    # a server the test starts on localhost is the answer's localhost too
+    "localhost": (
+        "import urllib.request\n\ndef task_func(port):\n",
+        (
+            "    with urllib.request.urlopen('http://127.0.0.1:%d/' % port, timeout=10) as r:\n"
+            "        return r.read().decode()\n"
+        ),
+        """
+import http.server
+import threading
+import unittest
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"served")
+
+    def log_message(self, *args):
+        pass
+
+class TestCases(unittest.TestCase):
+    def test_fetch(self):
+        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            self.assertEqual(task_func(server.server_address[1]), "served")
+        finally:
+            server.shutdown()
+""",
+    ),
+}
+
+
+@pytest.mark.network
+def test_what_one_process_shares_crosses_both_ways(tmp_path: Path) -> None:
+    rows, answers = [], []
+    for name, (prompt, body, tests) in SHARED.items():
+        task = {"task_id": f"BigCodeBench/{name}", "complete_prompt": "", "code_prompt": prompt,
+                "canonical_solution": body, "test": tests, "entry_point": "task_func", "libs": "[]"}  # fmt: skip
+        rows.append(task)
+        answers.append({"task_id": task["task_id"], "solution": prompt + body})
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
+    (tmp_path / "matrix.toml").write_text(
+        textwrap.dedent(f"""
+        [matrix]
+        python = "{sys.version_info.major}.{sys.version_info.minor}"
+        [combos.np2]
+        numpy = "2.2.6"
+        matplotlib = "3.10.3"
+    """)
+    )
+    run_harness(
+        "run", "--problems", str(tmp_path / "tasks.jsonl"),
+        "--answers", str(tmp_path / "answers.jsonl"), "--results", str(tmp_path / "results"),
+        "--env-dir", str(tmp_path / "envs"), "--run-id", "r", "--no-history", "-j", "2",
+        cwd=tmp_path,
+    )  # fmt: skip
+    lines = (tmp_path / "results" / "r" / "np2.jsonl").read_text().splitlines()
+    outcomes = {
+        (json.loads(x)["problem_id"], json.loads(x)["source"]): json.loads(x) for x in lines
+    }
+    for name in SHARED:
+        for source in ("reference", "model:answers"):
+            outcome = outcomes[(f"tasks/BigCodeBench/{name}", source)]
+            assert outcome["status"] == "pass", (name, source, outcome.get("message"))
+            assert "graded" not in outcome

@@ -108,13 +108,17 @@ def lends(obj: Any) -> bool:
     defined. Library functions and classes travel by name, as pickle sends them."""
     if _is_mock(obj) or isinstance(obj, _LENT_ALWAYS):
         return True
-    if isinstance(obj, types.MethodType):
-        return True  # bound to an object the solution must not get a copy of
-    if isinstance(obj, types.BuiltinMethodType):
-        # a library's function, or a class's (``dict.fromkeys``), travels by name; one
-        # bound to an instance of the check's is lent
+    if isinstance(obj, (types.MethodType, types.BuiltinMethodType)):
+        # a method goes as its object goes: lent with a lent object or a container of the
+        # test's (``results.append`` handed over fills the test's own list), by value with
+        # an object sent by value (a figure's callbacks, pickled with the figure); a
+        # library's function, or a class's (``dict.fromkeys``), by name
         owner = getattr(obj, "__self__", None)
-        return owner is not None and not isinstance(owner, (types.ModuleType, type))
+        if owner is None or isinstance(owner, types.ModuleType):
+            return False
+        if isinstance(owner, type):
+            return isinstance(obj, types.MethodType) and lends(owner)
+        return isinstance(owner, (list, dict, set, bytearray)) or lends(owner)
     if isinstance(obj, (type, types.FunctionType, staticmethod, classmethod)):
         return not _findable(obj)
     return type(obj).__module__ in TEST_MODULES  # an instance of a class the test defined
@@ -676,6 +680,7 @@ def call_context(solution_modules: Dict[str, str], figures: Optional[List[int]])
         if STREAMS and current is not STREAMS.get(name):
             context["streams"][name] = current
     context["figures"] = figures
+    context["rc"] = style()
     return context
 
 
@@ -688,6 +693,106 @@ def after_call(state: Any) -> None:
     if isinstance(cwd, str) and cwd != os.getcwd():
         with contextlib.suppress(OSError):
             os.chdir(cwd)
+    set_style(state.get("rc"))
+
+
+# -- what the test handed over, and what the answer did with it -----------------------------
+
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+
+
+def handed(args: Tuple[Any, ...], kwargs: Dict[str, Any], sent: Lent) -> List[List[Any]]:
+    """Where in a call's arguments each object the check sends by value sits, with the
+    number it is known by: ``[number, "a", 0]``, ``[number, "k", "df"]``, one level into
+    lists, tuples and dicts (``[number, "a", 0, 2]``). An object the answer sends back
+    unchanged comes back as the check's own (a mock sees the very arrays it was called
+    with, as in one process)."""
+    paths: List[List[Any]] = []
+    places: List[Tuple[str, Any, Any]] = [("a", i, v) for i, v in enumerate(args)]
+    places += [("k", k, v) for k, v in kwargs.items()]
+    for where, key, value in places:
+        if not _by_value(value):
+            continue
+        paths.append([sent.lend(value), where, key])
+        if isinstance(value, (list, tuple)):
+            inner: List[Tuple[Any, Any]] = list(enumerate(value[:100]))
+        elif isinstance(value, dict):
+            inner = [(k, v) for k, v in list(value.items())[:100] if isinstance(k, (str, int))]
+        else:
+            continue
+        for index, item in inner:
+            if _by_value(item):
+                paths.append([sent.lend(item), where, key, index])
+    return paths
+
+
+def _by_value(value: Any) -> bool:
+    return (
+        not isinstance(value, _SCALARS)
+        and not isinstance(value, SolutionStandIn)
+        and not lends(value)
+    )
+
+
+def configured(obj: Any) -> bool:
+    """Whether the answer's changes to ``obj`` reach the check's own object: an object a
+    task configures (a figure's axes, a model it fits), not data (a list, an array, a
+    frame: those stay the check's, and a test that reads them after the call reads what
+    it made)."""
+    cls = type(obj)
+    return (
+        hasattr(obj, "__dict__")
+        and not isinstance(obj, (type, types.ModuleType, types.FunctionType))
+        and not hasattr(cls, "__len__")
+        and not hasattr(cls, "__iter__")
+        and cls.__module__ not in TEST_MODULES
+    )
+
+
+def write_back(original: Any, changed: Any) -> bool:
+    """Give the check's ``original`` the state the answer left its copy in (admitted as
+    data): what one process would have shown the test."""
+    if type(changed) is not type(original) or not configured(original):
+        return False
+    state = vars(original)
+    state.clear()
+    state.update(vars(changed))
+    return True
+
+
+# Matplotlib's style (rcParams): what a style file may set, shared as one process shares
+# it (``plt.style.use`` in the answer is seen by the test). Not the backend and the rest
+# matplotlib itself keeps out of styles.
+def style() -> Optional[Dict[str, Any]]:
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:
+        return None
+    core = sys.modules.get("matplotlib.style.core")
+    kept_out = set(getattr(core, "STYLE_BLACKLIST", ())) | {"backend", "backend_fallback"}
+    return {
+        k: v
+        for k, v in dict.items(matplotlib.rcParams)
+        if k not in kept_out and not k.startswith(("webagg.", "backend")) and _plain(v)
+    }
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, _SCALARS):
+        return True
+    if isinstance(value, (list, tuple)) and depth < 2:
+        return all(_plain(v, depth + 1) for v in value)
+    return False
+
+
+def set_style(values: Any) -> None:
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None or not isinstance(values, dict):
+        return
+    allowed = style() or {}
+    for key, value in values.items():
+        if key in allowed and allowed[key] != value and _plain(value):
+            with contextlib.suppress(Exception):
+                matplotlib.rcParams[key] = value
 
 
 # -- the solution's side ------------------------------------------------------------------
@@ -810,14 +915,19 @@ def loads_from_checker(data: bytes, kept: Lent) -> Any:
     return FromChecker(io.BytesIO(data), kept).load()
 
 
-def _kind(obj: Any) -> Optional[str]:
-    """How the solution's process keeps ``obj`` rather than sending it: None to send it."""
+def _kind(obj: Any, top: bool = False) -> Optional[str]:
+    """How the solution's process keeps ``obj`` rather than sending it: None to send it.
+
+    Only what is the answer's own is kept: a generator, a function or class it defined,
+    an instance of such a class, an open stream; and a returned iterator (``top``).
+    What a library holds inside its objects (a cycle of colours, a formatter's lambda)
+    travels as pickle sends it, or not at all."""
     if type(obj) in _PLAIN or isinstance(obj, CheckerObject):
         return None
-    if hasattr(type(obj), "__next__"):
+    if isinstance(obj, types.GeneratorType) or (top and hasattr(type(obj), "__next__")):
         return "iterator"  # consumed where it is, item by item, as the test asks
     if isinstance(obj, (types.FunctionType, types.MethodType, type)) and (
-        getattr(obj, "__module__", None) in SOLUTION_MODULES or not _findable(obj)
+        getattr(obj, "__module__", None) in SOLUTION_MODULES
     ):
         return "function"  # the solution's own: calling it is a call there
     if isinstance(obj, io.IOBase) or type(obj).__module__ in SOLUTION_MODULES:
@@ -829,20 +939,81 @@ def _kind(obj: Any) -> Optional[str]:
 SOLUTION_MODULES = {"__main__"}
 
 
+# The objects the check sent by value in the call being served: id → (number, object,
+# digest of its pickle on arrival).
+RECEIVED: Dict[int, Tuple[int, Any, bytes]] = {}
+
+
+def _digest(obj: Any) -> bytes:
+    import hashlib
+
+    try:
+        return hashlib.sha1(pickle.dumps(obj, protocol=4)).digest()
+    except Exception:
+        return b""  # cannot tell: never "unchanged"
+
+
+def receive(args: Tuple[Any, ...], kwargs: Dict[str, Any], paths: Any) -> None:
+    """Note the objects the check sent by value (``handed``), as they arrived."""
+    RECEIVED.clear()
+    for path in paths if isinstance(paths, list) else []:
+        try:
+            number, where, key = path[0], path[1], path[2]
+            obj = args[key] if where == "a" else kwargs[key]
+            if len(path) > 3:
+                obj = obj[path[3]]
+        except Exception:
+            continue
+        RECEIVED[id(obj)] = (number, obj, _digest(obj))
+
+
+def arrived_figures() -> None:
+    """Note the figures the check sent (or that hold what it sent, an axes')."""
+    del ARRIVED[:]
+    figure_module = sys.modules.get("matplotlib.figure")
+    if figure_module is None:
+        return
+    for _, obj, _ in RECEIVED.values():
+        figure = obj if isinstance(obj, figure_module.Figure) else getattr(obj, "figure", None)
+        if isinstance(figure, figure_module.Figure) and not any(figure is f for f in ARRIVED):
+            ARRIVED.append(figure)
+
+
+def changed_received() -> List[Tuple[int, Any]]:
+    """The configured objects the check sent that the call changed, to be written back."""
+    found = []
+    for number, obj, digest in list(RECEIVED.values()):
+        if configured(obj) and _digest(obj) != digest:
+            found.append((number, obj))
+    return found
+
+
+def _unchanged(obj: Any) -> Optional[int]:
+    entry = RECEIVED.get(id(obj))
+    if entry is None or entry[1] is not obj or not entry[2] or _digest(obj) != entry[2]:
+        return None
+    return entry[0]
+
+
 class ToChecker(pickle.Pickler):
     """The solution's pickler for what it sends back: lent objects by their number, what
     is not data (a generator, a function of its own) kept here and named by a number."""
 
-    def __init__(self, file: Any, kept: Lent) -> None:
+    def __init__(self, file: Any, kept: Lent, top: Any = None) -> None:
         super().__init__(file, protocol=4)
         self.kept = kept
+        self.top = top  # the returned value itself: an iterator of any kind stays here
 
     def persistent_id(self, obj: Any) -> Any:
+        if RECEIVED and id(obj) in RECEIVED:
+            number = _unchanged(obj)
+            if number is not None:
+                return ("sent", number)  # the check's own object, as it sent it
         if type(obj) in _PLAIN:
             return None
         if isinstance(obj, CheckerObject):
             return ("checker", object.__getattribute__(obj, "_harness_number"))
-        kind = _kind(obj)
+        kind = _kind(obj, top=obj is self.top and self.top is not None)
         if kind is None:
             return None
         number = self.kept.lend(obj)
@@ -853,9 +1024,9 @@ class ToChecker(pickle.Pickler):
 KINDS: Dict[int, str] = {}  # number of a kept object → how the check sees it
 
 
-def dumps_to_checker(value: Any, kept: Lent) -> bytes:
+def dumps_to_checker(value: Any, kept: Lent, top: Any = None) -> bytes:
     buffer = io.BytesIO()
-    ToChecker(buffer, kept).dump(value)
+    ToChecker(buffer, kept, top).dump(value)
     return buffer.getvalue()
 
 
@@ -916,6 +1087,9 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
         with contextlib.suppress(OSError):
             os.chdir(cwd)
     set_random_states(context.get("random"))
+    set_style(context.get("rc"))
+    STYLE_BEFORE.clear()
+    STYLE_BEFORE.update(style() or {})
     figures = context.get("figures")
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is not None and isinstance(figures, list):
@@ -984,6 +1158,11 @@ def _patch_dict(target: Any, values: Any) -> Callable[[], None]:
 SHIPPED: Dict[int, Any] = {}
 
 
+# Figures the check sent with a call's arguments: the check's own, never shipped back as
+# new ones (what the call changed of them is written back instead).
+ARRIVED: List[Any] = []
+
+
 def figures_to_ship() -> List[Any]:
     """The figures a call made or changed (pyplot's, the current one last)."""
     pyplot = sys.modules.get("matplotlib.pyplot")
@@ -996,6 +1175,8 @@ def figures_to_ship() -> List[Any]:
     chosen = []
     for number in sorted(numbers, key=lambda n: n == current):
         figure = pyplot.figure(number) if number != current else pyplot.gcf()
+        if any(figure is arrived for arrived in ARRIVED):
+            continue
         if SHIPPED.get(number) is not figure or getattr(figure, "stale", True):
             chosen.append(figure)
     pyplot.figure(current)
@@ -1009,9 +1190,15 @@ def shipped(figures: List[Any]) -> None:
             figure.stale = False
 
 
+# The style as the call found it (after taking the check's): what it changed goes back.
+STYLE_BEFORE: Dict[str, Any] = {}
+
+
 def state_after() -> Json:
     """What a call changed of the state the two processes share, for the check."""
-    return {"random": random_states(), "cwd": os.getcwd()}
+    now = style() or {}
+    changed = {k: v for k, v in now.items() if STYLE_BEFORE.get(k, v) != v or k not in STYLE_BEFORE}
+    return {"random": random_states(), "cwd": os.getcwd(), "rc": changed if STYLE_BEFORE else {}}
 
 
 # The solution's side: network use during the request being served.

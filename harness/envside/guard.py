@@ -509,6 +509,7 @@ class Guard:
         # check's stand-in modules → the solution's modules they stand for, and the
         # figures the solution sent, by its number for them
         self.lent = crossing.Lent()
+        self.sent = crossing.Lent()  # what calls sent by value, by number (crossing.handed)
         self.modules: dict[str, str] = {}
         self.figures: dict[int, Any] = {}
         self.refused_names: set[str] = set()  # values of the solution's module refused
@@ -610,6 +611,11 @@ class Guard:
                 raise transport.RefusedError(
                     "checker object %d" % number, "was never lent"
                 ) from None
+        if kind == "sent":
+            try:
+                return self.sent.get(number)  # the test's own object, back unchanged
+            except KeyError:
+                raise transport.RefusedError("object %d" % number, "was never sent") from None
         if kind in ("function", "iterator", "object"):
             return crossing.stand_in(kind, number, self)
         raise transport.RefusedError("a handle of kind %r" % kind, "is not one the solution keeps")
@@ -735,8 +741,10 @@ class Guard:
         would share with it in one process; return what it returned, admitted as data,
         or raise what it raised."""
         context = crossing.call_context(self.modules, self._open_figures())
+        args, kwargs = tuple(args), dict(kwargs)
+        handed = crossing.handed(args, kwargs, self.sent)
         request = crossing.MARK + crossing.dumps_to_solution(
-            ("call", target, tuple(args), dict(kwargs), context), self.lent
+            ("call", target, args, kwargs, context, handed), self.lent
         )
         return self._result(self._ask(request))
 
@@ -784,11 +792,14 @@ class Guard:
         if report.get("kind") != "returned" or len(blobs) != 1:
             raise RemoteError("TransportError", "the solution's result did not come back")
         self._make_room(report.get("figures"))
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        open_before = set(pyplot.get_fignums()) if pyplot is not None else set()
         returned = self._admit(blobs[0], "the solution's result")
-        if not isinstance(returned, tuple) or len(returned) != 3:
+        if not isinstance(returned, tuple) or len(returned) != 4:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
-        value, state, figures = returned  # the figures re-registered as they were admitted
+        value, state, figures, written = returned  # figures re-registered as admitted
         crossing.after_call(state)
+        self._write_back(written, figures, open_before)
         _strict_masks()
         numbers = report.get("figures")
         if isinstance(figures, list) and isinstance(numbers, list) and len(numbers) == len(figures):
@@ -799,6 +810,27 @@ class Guard:
         if isinstance(lost, str) and lost:
             self.lost.append(lost[:300])
         return value
+
+    def _write_back(self, written: Any, figures: Any, open_before: set[int]) -> None:
+        """What the call changed of the objects the test handed it (an axes it drew on,
+        a model it fitted) becomes the state of the test's own objects. A figure that
+        registered itself with pyplot only because it came back inside one of them is
+        the test's figure, not a new one: closed here."""
+        if not isinstance(written, list):
+            return
+        for item in written:
+            if isinstance(item, tuple) and len(item) == 2:
+                with contextlib.suppress(KeyError):
+                    crossing.write_back(self.sent.get(item[0]), item[1])
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None or not written:
+            return
+        shipped = {id(f) for f in figures} if isinstance(figures, list) else set()
+        helpers = sys.modules.get("matplotlib._pylab_helpers")
+        for number in set(pyplot.get_fignums()) - open_before:
+            manager = helpers.Gcf.figs.get(number) if helpers is not None else None
+            if manager is not None and id(manager.canvas.figure) not in shipped:
+                pyplot.close(number)
 
     def _open_figures(self) -> list[int] | None:
         """The solution's numbers of the figures it sent that the check still has open
@@ -890,7 +922,10 @@ class Guard:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
-        fds = [answering.fileno(), lifeline_r, status_w, 1, 2]
+        # this execution's network namespace: a server the test starts on localhost is one
+        # the solution reaches, and the other way round, as in one process
+        network = os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        fds = [answering.fileno(), lifeline_r, status_w, 1, 2, network]
         try:
             TEMPLATE[0].sendmsg(
                 [json.dumps(message).encode("utf-8")],
@@ -903,6 +938,7 @@ class Guard:
             answering.close()
             os.close(lifeline_r)
             os.close(status_w)
+            os.close(network)
         status = os.fdopen(status_r, "rb")
         line = status.readline() if sent else b""
         if not line.startswith(b"pid "):

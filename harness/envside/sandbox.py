@@ -122,20 +122,26 @@ def hideable(paths: list[str], needed: list[str]) -> tuple[list[str], list[str]]
 
 
 def enter(
-    workdir: str, hide: list[str] | None = None, shm_mb: int = 256, tmp_mb: int = 256
+    workdir: str,
+    hide: list[str] | None = None,
+    shm_mb: int = 256,
+    tmp_mb: int = 256,
+    network: int = -1,
 ) -> None:
     """Put this process in its own mount, network, IPC and UTS namespaces, with a
     read-only filesystem but ``workdir``, a private empty /tmp and a private /dev/shm.
 
     ``hide`` names files and directories the execution must not even read (the problems
     with their reference solutions, the results of other runs): each is covered by an
-    empty directory or an empty file.
+    empty directory or an empty file. ``network``: a network namespace to join instead
+    of a new one (an execution's, for its solution's process), where this process may.
     """
     workdir = os.path.realpath(workdir)
     directories, files = hideable(
         list(hide or []), [workdir, sys.prefix, sys.base_prefix, sys.executable, __file__]
     )
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    joined = network >= 0 and libc().setns(network, CLONE_NEWNET) == 0
+    flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (0 if joined else CLONE_NEWNET)
     uid, gid = os.getuid(), os.getgid()
     if uid != 0:
         flags |= CLONE_NEWUSER
@@ -148,8 +154,9 @@ def enter(
             fh.write("0 %d 1" % uid)
         with open("/proc/self/gid_map", "w") as fh:
             fh.write("0 %d 1" % gid)
-    with contextlib.suppress(OSError):
-        _loopback_up()
+    if not joined:
+        with contextlib.suppress(OSError):
+            _loopback_up()
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount(workdir, workdir, None, MS_BIND | MS_REC)
     _mount("/", "/", None, MS_BIND | MS_REC)

@@ -205,7 +205,9 @@ def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, 
             kinds[key] = kind
         return {"kind": "fetched", "names": kinds, "blobs": len(blobs)}, blobs
     if operation == "call":
-        _, target, args, kwargs, context = request
+        _, target, args, kwargs, context, handed = request
+        crossing.receive(args, kwargs, handed)
+        crossing.arrived_figures()
         try:
             function = kept.get(target[1])
             with crossing.applied(context, _MODULES):
@@ -286,10 +288,11 @@ def _returned(value: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
     changed, in one pickle (so that ``ax.figure`` is the figure the check gets)."""
     state = crossing.state_after()
     figures = crossing.figures_to_ship()
+    written = crossing.changed_received()
     lost = ""
     for attempt in range(3):
         try:
-            blob = crossing.dumps_to_checker((value, state, figures), kept)
+            blob = crossing.dumps_to_checker((value, state, figures, written), kept, value)
             break
         except BaseException as exc:
             if attempt == 0 and figures:
@@ -427,7 +430,7 @@ def template_main(fd: int, config: Json) -> None:
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
-        if len(fds) == 5:
+        if len(fds) == 6:
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
             if os.fork() == 0:  # pragma: no cover - the keeper
@@ -445,7 +448,7 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
     """The keeper: place itself like the execution (sandbox, cgroups, limits), fork the
     solution's process into a pid namespace of its own, say its pid, and end it — with
     everything it started — when the checker closes the lifeline or goes; say how it ended."""
-    answering, lifeline, status, out, err = fds
+    answering, lifeline, status, out, err, network = fds
     sandbox.die_with_parent(template)
     # What the zygote told the template wins over what the request says (start_template).
     config = dict(request, **{k: trusted.get(k) for k in ("sandboxed", "hide", "memory_mb")})
@@ -470,7 +473,7 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
                 sandbox.join_cgroup(cgroup)
     sandboxed = bool(config.get("sandboxed"))
     if sandboxed:
-        sandbox.enter(workdir, list(config.get("hide") or []))
+        sandbox.enter(workdir, list(config.get("hide") or []), network=network)
     else:
         os.chdir(workdir)
     tempfile.tempdir = workdir
@@ -487,8 +490,9 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
         try:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            for fd in (lifeline, status, wake_r, wake_w):
-                os.close(fd)
+            for fd in (lifeline, status, wake_r, wake_w, network):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
             os.setpgid(0, 0)  # kill(0, …) reaches only what the solution starts
             # a process whose parent is outside its pid namespace sees it as pid 0
             main(answering, dict(config, parent=0 if sandboxed else os.getppid()))
