@@ -20,17 +20,18 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness import allowlist
 from harness.envs import ENVSIDE
 from harness.problem import MODEL_PREFIX, REFERENCE, Solution
+from harness.results import Status
 from harness.runner import ComboRun, Execution
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from harness.envs import EnvInfo
     from harness.results import Outcome
@@ -56,9 +57,16 @@ class Admission:
     measured: int = 0  # references recorded for this run
     cached: int = 0  # problems whose measurement was already kept for this lock
     lines: int = 0  # globals and events the text adds
+    # problem id → why its answers are graded in their own process
+    in_process: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"measured": self.measured, "cached": self.cached, "lines": self.lines}
+        return {
+            "measured": self.measured,
+            "cached": self.cached,
+            "lines": self.lines,
+            "in_process": dict(self.in_process),
+        }
 
 
 class _Kept(list["Outcome"]):
@@ -107,7 +115,9 @@ def measure(
     reporter: Progress | None = None,
 ) -> Admission:
     """The admission for ``executions`` in the env ``info``: for each problem a model
-    answers, what its reference's values use there, recorded now or kept from before."""
+    answers, what its reference's values use there, recorded now or kept from before;
+    and which of those problems are graded in the answer's own process, because their
+    reference does not grade the same across the boundary as in one process."""
     if not info.ok or not info.lock_hash or not options.guard or options.record_transport:
         return Admission()
     answered: dict[str, Execution] = {}
@@ -120,47 +130,96 @@ def measure(
     kept = _read(path)
     missing = [k for k in answered if k not in kept]
     if missing:
-        if reporter is not None:
-            reporter.log(
-                f"{info.combo}: recording what {len(missing)} references' values use "
-                f"({len(answered) - len(missing)} kept from before), before the answers run"
-            )
-            reporter.combo_started(f"{info.combo} (recording)", len(missing))
-        references = [
-            Execution(
-                answered[k].problem,
-                Solution(answered[k].problem.id, REFERENCE, answered[k].problem.reference_code),
-            )
-            for k in missing
-        ]
-        sink = _Kept()
-        recording = replace(options, record_transport=True, repeat=1)
-        on_outcome = reporter.outcome if reporter is not None else None
-        ComboRun(run_id, info, sink, recording, on_outcome).run(references)
-        for k, outcome in zip(missing, _in_order(references, sink), strict=True):
-            # kept even when empty (a value of built-in types only): measured is measured
-            kept[k] = {
-                "problem": outcome.problem_id if outcome else "",
-                "usage": dict(outcome.transport) if outcome else {},
-            }
+        kept.update(
+            _record(info, [answered[k] for k in missing], missing, options, run_id, reporter)
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(kept, indent=1, sort_keys=True), encoding="utf-8")
         temporary.replace(path)
     found = allowlist.Measured()
     versions = {k.lower(): v for k, v in info.versions.items()}
-    for k in answered:
-        usage = kept.get(k, {}).get("usage") or {}
+    in_process = {}
+    for k, e in answered.items():
+        entry = kept.get(k, {})
+        usage = entry.get("usage") or {}
         if usage:
             allowlist.fold(usage, info.python, versions, found)
+        if entry.get("in_process"):
+            in_process[e.problem.id] = str(entry["in_process"])
     shipped = allowlist.parse(allowlist.SHIPPED.read_text(encoding="utf-8"))
     extra = allowlist.beyond(found, shipped)
     count = len(extra.globals) + len(extra.events)
-    if not count:
-        return Admission(measured=len(missing), cached=len(answered) - len(missing))
-    text = allowlist.render(extra)
-    _check(text)
-    return Admission(text, len(missing), len(answered) - len(missing), count)
+    text = allowlist.render(extra) if count else ""
+    if text:
+        _check(text)
+    return Admission(text, len(missing), len(answered) - len(missing), count, in_process)
+
+
+# The formats whose tests call what the answer defined: graded across the boundary by
+# calls (harness/envside/crossing.py), with an in-process fallback.
+CALLING = ("bigcodebench", "gitchameleon", "cibench")
+
+
+def _record(
+    info: EnvInfo,
+    answered: Sequence[Execution],
+    keys: Sequence[str],
+    options: RunOptions,
+    run_id: str,
+    reporter: Progress | None,
+) -> dict[str, Any]:
+    """Run the references of ``answered`` through the guard, recording what their values
+    use; those of the formats whose tests call the answer also in one process, as the run
+    grades references, to compare."""
+    references = [
+        Execution(e.problem, Solution(e.problem.id, REFERENCE, e.problem.reference_code))
+        for e in answered
+    ]
+    calling = [e for e in references if e.problem.metadata.get("format") in CALLING]
+    if reporter is not None:
+        reporter.log(
+            f"{info.combo}: recording what {len(references)} references' values use, "
+            f"before the answers run ({len(calling)} also in one process, to compare)"
+        )
+        reporter.combo_started(f"{info.combo} (recording)", len(references) + len(calling))
+    on_outcome = reporter.outcome if reporter is not None else None
+    across, alone = _Kept(), _Kept()
+    ComboRun(
+        run_id, info, across, replace(options, record_transport=True, repeat=1), on_outcome
+    ).run(references)
+    ComboRun(run_id, info, alone, replace(options, guard=False, repeat=1), on_outcome).run(calling)
+    apart = dict(
+        zip([e.problem.id for e in references], _in_order(references, across), strict=True)
+    )
+    together = {o.problem_id: o for o in alone}
+    recorded: dict[str, Any] = {}
+    for k, e in zip(keys, references, strict=True):
+        outcome = apart.get(e.problem.id)
+        # kept even when empty (a value of built-in types only): measured is measured
+        recorded[k] = {
+            "problem": e.problem.id,
+            "usage": dict(outcome.transport) if outcome else {},
+            "in_process": _in_process(together.get(e.problem.id), outcome),
+        }
+    return recorded
+
+
+def _in_process(together: Outcome | None, apart: Outcome | None) -> str:
+    """Why a task's answers are graded in their own process: its reference passes in one
+    process and not across the boundary, or its values need what the checker never
+    admits. '' when it grades the same both ways (or fails both ways)."""
+    if together is None or apart is None or together.status is not Status.PASS:
+        return ""
+    refusable = [str(r) for r in apart.transport.get("refusable", [])]
+    if refusable:
+        return f"its reference's values need what the checker never admits ({', '.join(refusable[:3])})"
+    if apart.status is not Status.PASS:
+        return (
+            f"its reference passes in one process and ends {apart.status.value} across the "
+            f"boundary: {apart.first_line[:200]}"
+        )
+    return ""
 
 
 def _in_order(executions: Sequence[Execution], outcomes: Sequence[Outcome]) -> list[Outcome | None]:

@@ -604,11 +604,17 @@ def _admitting(
             f"({admitted.cached} kept from before): {admitted.lines} name(s) beyond the "
             "shipped allowlist"
         )
+    if admitted.in_process:
+        reporter.log(
+            f"{combo}: {len(admitted.in_process)} task(s) graded in the answer's own process "
+            "(their reference does not grade the same across the boundary)"
+        )
+    options = replace(job.options, in_process=tuple(sorted(admitted.in_process.items())))
     if not admitted.text:
-        return job.options
+        return options
     job.run_dir.write_admission(combo, admitted.text)
-    extra = "\n".join(t for t in (job.options.allowlist_extra, admitted.text) if t)
-    return replace(job.options, allowlist_extra=extra)
+    extra = "\n".join(t for t in (options.allowlist_extra, admitted.text) if t)
+    return replace(options, allowlist_extra=extra)
 
 
 def _mark_finished(job: Job) -> None:

@@ -62,6 +62,9 @@ class RunOptions:
     # before model answers run in a combo, admit what the references' values use there
     # (harness/admission.py): a release the shipped allowlist has not met refuses nothing
     measured_admission: bool = True
+    # problem id → why its answers are graded in their own process (its reference does not
+    # grade the same across the boundary: harness/admission.py)
+    in_process: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ def batches_root() -> Path:
 
 def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
     problems: dict[str, Any] = {}
+    in_process = dict(options.in_process)
     for e in executions:
         if e.problem.id not in problems:
             problems[e.problem.id] = {
@@ -108,6 +112,8 @@ def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[
                 "requires": list(e.problem.requires),
                 "library": e.problem.library,
             }
+            if e.problem.id in in_process:
+                problems[e.problem.id]["in_process"] = in_process[e.problem.id]
     return {
         "jobs": options.jobs,
         "timeout": options.timeout,

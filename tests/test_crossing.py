@@ -83,8 +83,9 @@ def test_the_solution_names_only_objects_it_was_lent() -> None:
         "mock_calls",
         "configure_mock",
         "_mock_children",
+        "_mock_return_value",
         "__class__",
-        "_private",
+        "__dict__",
     ],
 )
 def test_a_mocks_machinery_is_out_of_reach(name: str) -> None:
@@ -94,8 +95,19 @@ def test_a_mocks_machinery_is_out_of_reach(name: str) -> None:
             crossing.perform(target, operation, name, (0,), {})
 
 
+def test_special_attributes_of_what_was_lent_are_out_of_reach() -> None:
+    def helper() -> int:
+        return 1
+
+    for name in ("__globals__", "__code__", "__closure__", "__self__", "__dict__"):
+        with pytest.raises(AttributeError):
+            crossing.perform(helper, "getattr", name, (), {})
+
+
 def test_the_mocked_api_is_reachable() -> None:
     target = mock.MagicMock()
+    # a private name of the mocked API is the API's (turtle reads Turtle._screen)
+    assert isinstance(crossing.perform(target, "getattr", "_screen", (), {}), mock.MagicMock)
     target.status_code = 200
     target.json.return_value = {"a": 1}
     assert crossing.perform(target, "getattr", "status_code", (), {}) == 200

@@ -793,7 +793,7 @@ def test_every_canary_passes(attacked: Run) -> None:
         ("bigcodebench/BigCodeBench/exit-0-at-call", "crash", "exited with status 0"),
         ("bigcodebench/BigCodeBench/always-equal", "fail", "<the solution's object> != 0"),
         ("bigcodebench/BigCodeBench/mutate-the-shared-input", "fail", "0 != 6"),
-        ("bigcodebench/BigCodeBench/mock-private-parts", "error", "only public attributes"),
+        ("bigcodebench/BigCodeBench/mock-private-parts", "error", "a mock's own machinery"),
         ("bigcodebench/BigCodeBench/call-the-mocks-asserts", "error", "a mock's own machinery"),
         # a class of the answer's own: an opaque stand-in, whose methods are out of reach
         ("bigcodebench/BigCodeBench/frame-that-equals-anything", "error", "no attribute 'equals'"),

@@ -29,22 +29,35 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import hashlib
 import importlib
 import importlib.util
 import io
+import marshal
 import operator
 import os
 import pickle
 import random
 import sys
+import threading
 import types
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+import warnings
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 if TYPE_CHECKING:
     from .protocol import Json
 
 # The first byte of a request of this module's (a plain pickle starts with PROTO, 0x80).
 MARK = b"@"
+
+# Bound once, before any test or solution runs: a test patches ``os.getcwd``, ``io.open``
+# or ``random.getstate`` for the code it tests, and the harness's own calls on either side
+# must not reach its mocks.
+_getcwd, _chdir, _environ = os.getcwd, os.chdir, os.environ
+_BytesIO = io.BytesIO
+_getstate, _setstate = random.getstate, random.setstate
+_pickle_dumps = pickle.dumps
+_sha1 = hashlib.sha1
 
 # -- lending objects ---------------------------------------------------------------------
 
@@ -126,45 +139,152 @@ def lends(obj: Any) -> bool:
 
 class ToSolution(pickle.Pickler):
     """The check's pickler for what it sends the solution: copies of data, handles for
-    what it lends (``lends``), the solution's own stand-ins by their number there."""
+    what it lends (``lends``), the solution's own stand-ins by their number there. With
+    ``code``, a function of the test's without a closure (one it hands the answer as an
+    argument: ``task_func([f, g])``) goes as its code, to run there as the answer's own
+    code would see it (its name and signature, bound to the answer's module)."""
 
-    def __init__(self, file: Any, lent: Lent, lend_all: bool = False) -> None:
+    def __init__(self, file: Any, lent: Lent, lend_all: bool = False, code: bool = False) -> None:
         super().__init__(file, protocol=4)
         self.lent = lent
         self.lend_all = lend_all
+        self.code = code
 
     def persistent_id(self, obj: Any) -> Any:
         if isinstance(obj, SolutionStandIn):
             return ("solution", object.__getattribute__(obj, "_number"))
         if type(obj) in _PLAIN:
             return None
+        if self.code and _as_code(obj):
+            return None
         if self.lend_all or lends(obj):
             return ("checker", self.lent.lend(obj), _describe(obj))
         return None
+
+    def reducer_override(self, obj: Any) -> Any:
+        if self.code and _as_code(obj):
+            return _function, (
+                marshal.dumps(obj.__code__),
+                obj.__name__,
+                obj.__qualname__,
+                obj.__defaults__,
+                obj.__kwdefaults__,
+                obj.__doc__,
+            )
+        if isinstance(obj, BaseException):
+            return _exception_state(obj)
+        return NotImplemented
+
+
+def _as_code(obj: Any) -> bool:
+    return type(obj) is types.FunctionType and obj.__closure__ is None and not _findable(obj)
+
+
+# The module the functions of the test's that travel as code are bound to (the answer's).
+CODE_GLOBALS: List[Dict[str, Any]] = []
+
+
+def _function(
+    code: bytes, name: str, qualname: str, defaults: Any, kwdefaults: Any, doc: Any
+) -> types.FunctionType:
+    namespace = CODE_GLOBALS[-1] if CODE_GLOBALS else {"__builtins__": builtins}
+    function = types.FunctionType(marshal.loads(code), namespace, name, defaults)
+    function.__kwdefaults__ = kwdefaults
+    function.__qualname__ = qualname
+    function.__doc__ = doc
+    return function
+
+
+def _exception_state(exc: BaseException) -> Any:
+    """An exception as the other side can raise it: its class by name, its arguments and
+    what of its attributes pickles (``HTTPError`` will not pickle whole); a class only
+    this side can name becomes a ``RuntimeError`` with its message."""
+    cls = type(exc)
+    if not _findable(cls):
+        return RuntimeError, ("%s: %s" % (cls.__name__, exc),)
+    state = {}
+    for key, value in list(getattr(exc, "__dict__", {}).items()):
+        try:
+            _pickle_dumps(value, protocol=4)
+        except Exception:
+            continue
+        state[key] = value
+    args = []
+    for argument in exc.args:
+        try:
+            _pickle_dumps(argument, protocol=4)
+            args.append(argument)
+        except Exception:
+            args.append(repr(argument))
+    return _rebuilt_exception, (cls, tuple(args), state)
+
+
+def _rebuilt_exception(cls: type, args: Tuple[Any, ...], state: Dict[str, Any]) -> BaseException:
+    exc: BaseException = cls.__new__(cls)  # type: ignore[call-overload]  # args as data
+    exc.args = args
+    with contextlib.suppress(Exception):
+        exc.__dict__.update(state)
+    return exc
 
 
 _PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, list, dict})
 
 
+# The special methods a lent object's stand-in has exactly when the object's class has them
+# (``os.fspath`` of a stream that has no path must fail there as here).
+PROTOCOL = (
+    "__call__", "__enter__", "__exit__", "__iter__", "__next__", "__len__", "__getitem__",
+    "__setitem__", "__contains__", "__bool__", "__int__", "__float__", "__index__", "__fspath__",
+)  # fmt: skip
+
+
 def _describe(obj: Any) -> Json:
     """What the solution's stand-in for a lent object may claim to be: the class a mock
-    was specified with (so that ``isinstance`` holds there as here), whether it can be
-    called, iterated, entered."""
+    was specified with (so that ``isinstance`` holds there as here), the special methods
+    its class has, and a function's name and signature (``inspect`` reads them)."""
     spec = getattr(obj, "_spec_class", None) if _is_mock(obj) else None
     claimed = None
     if isinstance(spec, type) and _findable(spec):
         claimed = [spec.__module__, spec.__qualname__]
-    return {"class": claimed, "callable": callable(obj)}
+    cls = type(obj)
+    described: Json = {
+        "class": claimed,
+        "has": [name for name in PROTOCOL if getattr(cls, name, None) is not None],
+    }
+    if isinstance(obj, (types.FunctionType, types.MethodType)):
+        described["face"] = _face(obj)
+    return described
 
 
-def dumps_to_solution(value: Any, lent: Lent) -> bytes:
+def _face(function: Any) -> Json:
+    """A function's name and parameters, as data."""
+    import inspect
+
+    face: Json = {k: getattr(function, k, None) for k in ("__name__", "__qualname__", "__doc__")}
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return face
+    parameters = []
+    for p in signature.parameters.values():
+        default: Any = None
+        if p.default is not inspect.Parameter.empty:
+            # a plain value as it is; anything else only shown (that there is one crosses)
+            plain = isinstance(p.default, _SCALARS)
+            default = ["value", p.default] if plain else ["shown", repr(p.default)[:200]]
+        parameters.append([p.name, int(p.kind), default])
+    face["parameters"] = parameters
+    return face
+
+
+def dumps_to_solution(value: Any, lent: Lent, code: bool = False) -> bytes:
     """``value`` for the solution: data by value, the rest lent. A value that will not
     pickle at all is lent whole."""
-    buffer = io.BytesIO()
+    buffer = _BytesIO()
     try:
-        ToSolution(buffer, lent).dump(value)
+        ToSolution(buffer, lent, code=code).dump(value)
     except Exception:
-        buffer = io.BytesIO()
+        buffer = _BytesIO()
         ToSolution(buffer, lent, lend_all=True).dump(value)
     return buffer.getvalue()
 
@@ -264,7 +384,7 @@ def installed_module(name: str) -> Optional[types.ModuleType]:
     try:
         spec = importlib.util.find_spec(name)
         origin = os.path.realpath(spec.origin) if spec is not None and spec.origin else ""
-        if spec is None or origin.startswith(os.path.realpath(os.getcwd()) + os.sep):
+        if spec is None or origin.startswith(os.path.realpath(_getcwd()) + os.sep):
             return None
         return importlib.import_module(name)
     except Exception:
@@ -325,10 +445,13 @@ def _mock_machinery(obj: Any) -> frozenset[str]:
 
 def _reachable(obj: Any, name: Any) -> str:
     """'' when the solution may read or set ``name`` on the lent ``obj``, else why not:
-    public names only, and on a mock, none of the mock's own machinery."""
-    if type(name) is not str or not name.isidentifier() or name.startswith("_"):
-        return "only public attributes of what the check lent can be reached"
-    if _is_mock(obj) and name in _mock_machinery(obj):
+    never a special name (``__globals__``, ``__self__``, ``__dict__``), and on a mock, none
+    of the mock's own machinery."""
+    if type(name) is not str or not name.isidentifier():
+        return "not an attribute name"
+    if name.startswith("__") and name.endswith("__"):
+        return "special attributes of what the check lent are out of reach"
+    if _is_mock(obj) and (name.startswith("_mock_") or name in _mock_machinery(obj)):
         return "a mock's own machinery (%s) belongs to the test" % name
     return ""
 
@@ -403,7 +526,7 @@ def rebuild(report: Json, args: Any) -> BaseException:
             exc = cls(*args)
         if exc is None:
             with contextlib.suppress(Exception):
-                exc = BaseException.__new__(cls)
+                exc = cls.__new__(cls)  # type: ignore[call-overload]
                 exc.args = args
         if exc is not None and isinstance(exc, OSError):
             attrs = report.get("attrs")
@@ -610,7 +733,7 @@ def patches(solution_modules: Dict[str, str]) -> List[List[Any]]:
             raise CannotCrossError(CANNOT[-1])
         found.append([where, attribute, getattr(target, attribute, None)])
     for patcher, named in TRACKER.dicts:
-        if patcher.in_dict is os.environ:
+        if patcher.in_dict is _environ:
             continue  # the environment travels whole with every call
         if named is None:
             CANNOT.append("the test patches a dictionary only the check's process can name")
@@ -627,7 +750,7 @@ def patches(solution_modules: Dict[str, str]) -> List[List[Any]]:
 
 def random_states() -> Json:
     """The global random generators' states in this process."""
-    states: Json = {"random": random.getstate()}
+    states: Json = {"random": _getstate()}
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         with contextlib.suppress(Exception):
@@ -645,7 +768,7 @@ def set_random_states(states: Any) -> None:
         return
     with contextlib.suppress(Exception):
         if "random" in states:
-            random.setstate(states["random"])
+            _setstate(states["random"])
     numpy = sys.modules.get("numpy")
     if numpy is not None and "numpy" in states:
         with contextlib.suppress(Exception):
@@ -665,12 +788,13 @@ def remember_streams() -> None:
     STREAMS.update(stdout=sys.stdout, stderr=sys.stderr)
 
 
-def call_context(solution_modules: Dict[str, str], figures: Optional[List[int]]) -> Json:
+def call_context(solution_modules: Dict[str, str], figures: Optional[Dict[int, List[int]]]) -> Json:
     """What a call of the solution carries besides its arguments. ``figures``: the
-    solution's numbers of the figures it sent that the check still has open."""
+    solution's numbers of the figures it sent that the check still has open, with what
+    their axes hold here (``drawn``)."""
     context: Json = {
-        "environ": dict(os.environ),
-        "cwd": os.getcwd(),
+        "environ": dict(_environ),
+        "cwd": _getcwd(),
         "random": random_states(),
         "patches": patches(solution_modules),
         "streams": {},
@@ -681,7 +805,43 @@ def call_context(solution_modules: Dict[str, str], figures: Optional[List[int]])
             context["streams"][name] = current
     context["figures"] = figures
     context["rc"] = style()
+    context["warnings"] = [f for f in warnings.filters if _findable(f[2])]
     return context
+
+
+def warning_class(qualified: Any) -> type:
+    """The category a warning of the solution's was raised with, among the classes the
+    check knows; ``UserWarning`` for any other."""
+    found: Any = None
+    if isinstance(qualified, str):
+        module_name, _, qualname = qualified.rpartition(".")
+        found = sys.modules.get(module_name) if module_name else builtins
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+    return found if isinstance(found, type) and issubclass(found, Warning) else UserWarning
+
+
+REEMITTING: List[bool] = []  # set while the check re-emits the solution's warnings
+
+
+def reemit(forwarded: Any) -> None:
+    """The warnings a call raised in the solution's process, raised again here under the
+    check's filters: a test's ``catch_warnings`` or ``assertWarns`` sees them as in one
+    process."""
+    if not isinstance(forwarded, list):
+        return
+    REEMITTING.append(True)
+    try:
+        for item in forwarded[:100]:
+            if not (isinstance(item, list) and len(item) == 4):
+                continue
+            category, message, filename, lineno = item
+            with contextlib.suppress(Exception):
+                warnings.warn_explicit(
+                    str(message), warning_class(category), str(filename), int(lineno)
+                )
+    finally:
+        REEMITTING.pop()
 
 
 def after_call(state: Any) -> None:
@@ -690,9 +850,9 @@ def after_call(state: Any) -> None:
         return
     set_random_states(state.get("random"))
     cwd = state.get("cwd")
-    if isinstance(cwd, str) and cwd != os.getcwd():
+    if isinstance(cwd, str) and cwd != _getcwd():
         with contextlib.suppress(OSError):
-            os.chdir(cwd)
+            _chdir(cwd)
     set_style(state.get("rc"))
 
 
@@ -800,15 +960,17 @@ def set_style(values: Any) -> None:
 
 class CheckerObject:
     """In the solution's process: something the check lent it. Everything done with it is
-    a callback to the check, on the check's own object."""
+    a callback to the check, on the check's own object. Its special methods are those of
+    the lent object's class (``checker_object`` makes the class that has just those)."""
 
-    __slots__ = ("_harness_callable", "_harness_claimed", "_harness_number")
+    __slots__ = ("_harness_claimed", "_harness_face", "_harness_number")
 
     def __init__(self, number: int, description: Any) -> None:
         description = description if isinstance(description, dict) else {}
+        face = description.get("face")
         object.__setattr__(self, "_harness_number", number)
         object.__setattr__(self, "_harness_claimed", _claimed_class(description.get("class")))
-        object.__setattr__(self, "_harness_callable", bool(description.get("callable")))
+        object.__setattr__(self, "_harness_face", face if isinstance(face, dict) else None)
 
     def _harness(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         number = object.__getattribute__(self, "_harness_number")
@@ -817,9 +979,14 @@ class CheckerObject:
     @property  # type: ignore[misc]
     def __class__(self) -> type:
         claimed = object.__getattribute__(self, "_harness_claimed")
-        return claimed if claimed is not None else CheckerObject
+        return claimed if claimed is not None else type(self)
 
     def __getattr__(self, name: str) -> Any:
+        face = object.__getattribute__(self, "_harness_face")
+        if face is not None and name in ("__name__", "__qualname__"):
+            return face.get(name) or "<function>"
+        if face is not None and name == "__signature__":
+            return _signature(face)
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         number = object.__getattribute__(self, "_harness_number")
@@ -829,56 +996,82 @@ class CheckerObject:
         number = object.__getattribute__(self, "_harness_number")
         CHANNEL.callback(number, "setattr", name, (value,), {})
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._harness("call", *args, **kwargs)
-
-    def __enter__(self) -> Any:
-        return self._harness("enter")
-
-    def __exit__(self, *info: object) -> Any:
-        return self._harness("exit")
-
-    def __iter__(self) -> Any:
-        return self._harness("iter")
-
-    def __next__(self) -> Any:
-        return self._harness("next")
-
-    def __len__(self) -> int:
-        return self._harness("len")  # type: ignore[no-any-return]
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._harness("getitem", key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._harness("setitem", key, value)
-
-    def __contains__(self, item: Any) -> bool:
-        return bool(self._harness("contains", item))
-
-    def __bool__(self) -> bool:
-        return bool(self._harness("bool"))
-
     def __str__(self) -> str:
         return str(self._harness("str"))
 
     def __repr__(self) -> str:
         return str(self._harness("repr"))
 
-    def __int__(self) -> int:
-        return int(self._harness("int"))
-
-    def __float__(self) -> float:
-        return float(self._harness("float"))
-
-    def __index__(self) -> int:
-        return int(self._harness("index"))
-
-    def __fspath__(self) -> Any:
-        return self._harness("fspath")
-
     def __reduce__(self) -> Any:
         raise TypeError("what the check lent goes back to it by reference only")
+
+
+def _forward(operation: str, result: Optional[type] = None) -> Callable[..., Any]:
+    def special(self: CheckerObject, *args: Any, **kwargs: Any) -> Any:
+        value = self._harness(operation, *args, **kwargs)
+        return result(value) if result is not None else value
+
+    return special
+
+
+# name of the special method → what it does on the check's object
+_SPECIAL: Dict[str, Callable[..., Any]] = {
+    "__call__": _forward("call"),
+    "__enter__": _forward("enter"),
+    "__exit__": lambda self, *_info: self._harness("exit"),
+    "__iter__": _forward("iter"),
+    "__next__": _forward("next"),
+    "__len__": _forward("len", int),
+    "__getitem__": _forward("getitem"),
+    "__setitem__": _forward("setitem"),
+    "__contains__": _forward("contains", bool),
+    "__bool__": _forward("bool", bool),
+    "__int__": _forward("int", int),
+    "__float__": _forward("float", float),
+    "__index__": _forward("index", int),
+    "__fspath__": _forward("fspath"),
+}
+_CLASSES: Dict[FrozenSet[str], type] = {}
+
+
+def checker_object(number: int, description: Any) -> CheckerObject:
+    """The stand-in for what the check lent, with the special methods its class has."""
+    has = description.get("has") if isinstance(description, dict) else None
+    wanted = (
+        frozenset(n for n in has if n in _SPECIAL) if isinstance(has, list) else frozenset(_SPECIAL)
+    )
+    cls = _CLASSES.get(wanted)
+    if cls is None:
+        namespace: Dict[str, Any] = {name: _SPECIAL[name] for name in wanted}
+        namespace["__slots__"] = ()
+        cls = _CLASSES[wanted] = type("CheckerObject", (CheckerObject,), namespace)
+    return cls(number, description)  # type: ignore[no-any-return]
+
+
+class _Default:
+    """A default the check's function has, shown as it is there (only that it has one
+    crosses, when it is not a plain value)."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
+def _signature(face: Dict[str, Any]) -> Any:
+    import inspect
+
+    parameters = face.get("parameters")
+    if not isinstance(parameters, list):
+        raise AttributeError("__signature__")  # noqa: TRY004 - what getattr() must raise
+    made = []
+    for name, kind, default in parameters:
+        value: Any = inspect.Parameter.empty
+        if isinstance(default, list) and len(default) == 2:
+            value = default[1] if default[0] == "value" else _Default(str(default[1]))
+        made.append(inspect.Parameter(name, inspect._ParameterKind(kind), default=value))  # noqa: SLF001
+    return inspect.Signature(made)
 
 
 def _claimed_class(claimed: Any) -> Optional[type]:
@@ -905,14 +1098,14 @@ class FromChecker(pickle.Unpickler):
     def persistent_load(self, pid: Any) -> Any:
         kind = pid[0]
         if kind == "checker":
-            return CheckerObject(pid[1], pid[2] if len(pid) > 2 else None)
+            return checker_object(pid[1], pid[2] if len(pid) > 2 else None)
         if kind == "solution":
             return self.kept.get(pid[1])
         raise pickle.UnpicklingError("unknown persistent id %r" % (kind,))
 
 
 def loads_from_checker(data: bytes, kept: Lent) -> Any:
-    return FromChecker(io.BytesIO(data), kept).load()
+    return FromChecker(_BytesIO(data), kept).load()
 
 
 def _kind(obj: Any, top: bool = False) -> Optional[str]:
@@ -945,10 +1138,8 @@ RECEIVED: Dict[int, Tuple[int, Any, bytes]] = {}
 
 
 def _digest(obj: Any) -> bytes:
-    import hashlib
-
     try:
-        return hashlib.sha1(pickle.dumps(obj, protocol=4)).digest()
+        return _sha1(_pickle_dumps(obj, protocol=4)).digest()
     except Exception:
         return b""  # cannot tell: never "unchanged"
 
@@ -1025,7 +1216,7 @@ KINDS: Dict[int, str] = {}  # number of a kept object → how the check sees it
 
 
 def dumps_to_checker(value: Any, kept: Lent, top: Any = None) -> bytes:
-    buffer = io.BytesIO()
+    buffer = _BytesIO()
     ToChecker(buffer, kept, top).dump(value)
     return buffer.getvalue()
 
@@ -1042,6 +1233,7 @@ class Channel:
         self.send: Optional[Callable[[int, Json, List[bytes]], bool]] = None
         self.receive: Optional[Callable[[Any], Any]] = None
         self.kept = Lent()
+        self.lock = threading.RLock()
 
     def callback(self, number: int, operation: str, name: str, args: Any, kwargs: Any) -> Any:
         if not self.report_fds or self.send is None or self.receive is None:
@@ -1053,20 +1245,22 @@ class Channel:
                 "the arguments cannot be sent to the check: %s: %s" % (type(exc).__name__, exc)
             ) from None
         header = {"kind": "callback", "number": number, "op": operation, "name": name, "blobs": 1}
-        if not self.send(self.report_fds[-1], header, [blob]):
-            os._exit(70)  # the check is gone
-        while True:
-            received = self.receive(self.requests)
-            if received is None:
-                os._exit(70)
-            request, fd = received
-            if fd < 0:
-                outcome, value = loads_from_checker(request, self.kept)[1:3]
-                if outcome == "raise":
-                    raise value
-                return value
-            assert self.serve is not None
-            self.serve(request, fd)
+        # one callback at a time: the answer's threads (each calling a mock) take turns
+        with self.lock:
+            if not self.send(self.report_fds[-1], header, [blob]):
+                os._exit(70)  # the check is gone
+            while True:
+                received = self.receive(self.requests)
+                if received is None:
+                    os._exit(70)
+                request, fd = received
+                if fd < 0:
+                    outcome, value = loads_from_checker(request, self.kept)[1:3]
+                    if outcome == "raise":
+                        raise value
+                    return value
+                assert self.serve is not None
+                self.serve(request, fd)
 
 
 CHANNEL = Channel()
@@ -1079,24 +1273,18 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
         yield
         return
     environ = context.get("environ")
-    if isinstance(environ, dict) and environ != dict(os.environ):
-        os.environ.clear()
-        os.environ.update({str(k): str(v) for k, v in environ.items()})
+    if isinstance(environ, dict) and environ != dict(_environ):
+        _environ.clear()
+        _environ.update({str(k): str(v) for k, v in environ.items()})
     cwd = context.get("cwd")
-    if isinstance(cwd, str) and cwd != os.getcwd():
+    if isinstance(cwd, str) and cwd != _getcwd():
         with contextlib.suppress(OSError):
-            os.chdir(cwd)
+            _chdir(cwd)
     set_random_states(context.get("random"))
     set_style(context.get("rc"))
     STYLE_BEFORE.clear()
     STYLE_BEFORE.update(style() or {})
-    figures = context.get("figures")
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is not None and isinstance(figures, list):
-        for number in pyplot.get_fignums():
-            if number in SHIPPED and number not in figures:
-                pyplot.close(number)  # the test closed its copy
-                SHIPPED.pop(number, None)
+    _follow_the_tests_figures(context.get("figures"))
     undo: List[Callable[[], None]] = []
     try:
         for where, attribute, value in context.get("patches") or []:
@@ -1108,11 +1296,47 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
         for name, stream in (context.get("streams") or {}).items():
             if name in ("stdout", "stderr"):
                 undo.append(_set(sys, name, stream))
+        undo.append(_forward_warnings(context.get("warnings")))
         yield
     finally:
         for step in reversed(undo):
             with contextlib.suppress(Exception):
                 step()
+
+
+# The warnings a call raised, for the check: [category, message, filename, line].
+FORWARDED: List[List[Any]] = []
+
+
+def _forward_warnings(filters: Any) -> Callable[[], None]:
+    """While a call runs: the check's warning filters, and every warning they let through
+    kept for the check (and shown as before: the recorder of deprecations sees it too)."""
+    del FORWARDED[:]
+    installed: Any = warnings.filters  # a list (typeshed says a Sequence)
+    saved_filters, saved_show = list(installed), warnings.showwarning
+    if isinstance(filters, list):
+        installed[:] = [f for f in filters if isinstance(f, tuple) and len(f) == 5]
+        getattr(warnings, "_filters_mutated", lambda: None)()
+
+    def show(message: Any, category: Any, filename: Any, lineno: Any, *more: Any) -> None:
+        if len(FORWARDED) < 100:
+            kind = category if isinstance(category, type) else UserWarning
+            name = (
+                kind.__qualname__
+                if kind.__module__ == "builtins"
+                else "%s.%s" % (kind.__module__, kind.__qualname__)
+            )
+            FORWARDED.append([name, str(message)[:2000], str(filename), int(lineno or 0)])
+        saved_show(message, category, filename, lineno, *more)
+
+    warnings.showwarning = show  # type: ignore[assignment]
+
+    def undo() -> None:
+        installed[:] = saved_filters
+        getattr(warnings, "_filters_mutated", lambda: None)()
+        warnings.showwarning = saved_show
+
+    return undo
 
 
 def _patch_target(where: List[str], modules: Dict[str, types.ModuleType]) -> Any:
@@ -1165,22 +1389,76 @@ ARRIVED: List[Any] = []
 
 def figures_to_ship() -> List[Any]:
     """The figures a call made or changed (pyplot's, the current one last)."""
-    pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is None:
+    managers = figure_managers()
+    if not managers:
         return []
-    numbers = pyplot.get_fignums()
-    if not numbers:
-        return []
-    current = pyplot.gcf().number
+    active = sys.modules["matplotlib._pylab_helpers"].Gcf.get_active()
+    current = active.num if active is not None else None
     chosen = []
-    for number in sorted(numbers, key=lambda n: n == current):
-        figure = pyplot.figure(number) if number != current else pyplot.gcf()
+    for number in sorted(managers, key=lambda n: n == current):
+        figure = managers[number].canvas.figure
         if any(figure is arrived for arrived in ARRIVED):
             continue
         if SHIPPED.get(number) is not figure or getattr(figure, "stale", True):
             chosen.append(figure)
-    pyplot.figure(current)
     return chosen
+
+
+def figure_managers() -> Dict[int, Any]:
+    """pyplot's open figures, number → manager, read from its registry: never through
+    pyplot's functions, which a test may have patched (``plt.figure``, ``plt.close``)."""
+    helpers = sys.modules.get("matplotlib._pylab_helpers")
+    if helpers is None:
+        return {}
+    return {m.num: m for m in helpers.Gcf.get_all_fig_managers()}
+
+
+def close_figure(manager: Any) -> None:
+    with contextlib.suppress(Exception):
+        sys.modules["matplotlib._pylab_helpers"].Gcf.destroy(manager)
+
+
+def drawn(figure: Any) -> List[int]:
+    """What each axes of ``figure`` holds (lines, collections, patches, images, texts):
+    what tells a figure the test cleared from one it left as it was."""
+    counts = []
+    for axes in getattr(figure, "axes", []):
+        count = 0
+        for kind in ("lines", "collections", "patches", "images", "texts"):
+            with contextlib.suppress(Exception):
+                count += len(getattr(axes, kind))
+        counts.append(count)
+    return counts
+
+
+def _follow_the_tests_figures(figures: Any) -> None:
+    """The figures the solution sent that the test closed or cleared are closed or cleared
+    here too (``figures``: the solution's number of each one the test still has open, with
+    what its axes hold there)."""
+    if not isinstance(figures, dict):
+        return
+    for number, manager in figure_managers().items():
+        if number not in SHIPPED:
+            continue
+        if number not in figures:
+            close_figure(manager)  # the test closed its copy
+            SHIPPED.pop(number, None)
+            continue
+        figure, counts = manager.canvas.figure, figures[number]
+        with contextlib.suppress(Exception):
+            if not counts and figure.axes:
+                figure.clf()  # plt.clf() in the test
+            else:
+                for axes, count in zip(figure.axes, counts):
+                    if count == 0 and sum(drawn_axes(axes)) > 0:
+                        axes.cla()  # plt.cla() in the test
+
+
+def drawn_axes(axes: Any) -> List[int]:
+    return [
+        len(getattr(axes, kind, ()))
+        for kind in ("lines", "collections", "patches", "images", "texts")
+    ]
 
 
 def shipped(figures: List[Any]) -> None:
@@ -1198,7 +1476,7 @@ def state_after() -> Json:
     """What a call changed of the state the two processes share, for the check."""
     now = style() or {}
     changed = {k: v for k, v in now.items() if STYLE_BEFORE.get(k, v) != v or k not in STYLE_BEFORE}
-    return {"random": random_states(), "cwd": os.getcwd(), "rc": changed if STYLE_BEFORE else {}}
+    return {"random": random_states(), "cwd": _getcwd(), "rc": changed if STYLE_BEFORE else {}}
 
 
 # The solution's side: network use during the request being served.

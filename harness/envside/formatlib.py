@@ -185,6 +185,27 @@ def _names_loaded(source: str) -> set[str]:
     return loaded - bound - set(dir(_builtins))
 
 
+def _top_level_imports(source: str) -> str:
+    """The import statements at the top level of the tests: in one module with them (as
+    upstream runs a task), the solution sees what they import (a canonical solution that
+    uses ``pd`` the tests imported). Only imports: the tests themselves never cross."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    found = []
+    for node in tree.body:
+        absolute = isinstance(node, ast.Import) or (
+            isinstance(node, ast.ImportFrom) and node.level == 0
+        )
+        segment = ast.get_source_segment(source, node) if absolute else None
+        if segment:
+            found.append(segment)
+    return "\n".join(found)
+
+
 def _solution_failed(exc: BaseException) -> list[dict[str, _Any]]:
     part = _exception_part("solution", exc)
     return [part]
@@ -274,7 +295,7 @@ def _bigcodebench_module(solution: str, prelude: str, tests: str) -> _types.Modu
     if apart is None:
         exec(compile(solution, "<solution>", "exec"), module.__dict__)
         return module
-    names = apart.load_module("__test__", solution)
+    names = apart.load_module("__test__", solution, after=_top_level_imports(tests))
     if prelude:
         exec(compile(prelude, "<prompt>", "exec"), module.__dict__)
     needed = _names_loaded(tests)
@@ -306,6 +327,11 @@ def harness_unittest(solution: str, tests: str, prelude: str = "", fallback: str
     time.tzset()
     _crossing.remember_streams()
     _crossing.TRACKER.install()
+    given = {"_HARNESS_SOLUTION": solution, "_HARNESS_TESTS": tests}
+    decided = _decided()
+    if decided and fallback:
+        harness_verdict(_in_process(decided, fallback, **given))
+        return
     try:
         module = _bigcodebench_module(solution, prelude, tests)
     except BaseException as exc:
@@ -314,23 +340,25 @@ def harness_unittest(solution: str, tests: str, prelude: str = "", fallback: str
     exec(compile(tests, "<tests>", "exec"), module.__dict__)
     parts = _run_unittest(module)
     if _crossing.CANNOT and fallback:
-        parts = _in_process(solution, tests, fallback)
+        parts = _in_process(_crossing.CANNOT[0], fallback, **given)
     harness_verdict(parts)
 
 
-def _in_process(solution: str, tests: str, driver: str, **more: _Any) -> _Any:
-    """Grade in the solution's process (the tests beside the solution, their parts sent
-    back as data), and say so: what a task whose tests share something with the
-    solution that cannot cross gets."""
+def _decided() -> str:
+    """Why this task is graded in the solution's process whatever the answer does, when
+    the run decided so from its reference (``harness/admission.py``); else ''."""
     apart = _active()
-    HARNESS_GRADED[:] = [_crossing.CANNOT[0]]
+    return str(getattr(apart, "in_process", "") or "") if apart is not None else ""
+
+
+def _in_process(reason: str, driver: str, **given: _Any) -> _Any:
+    """Grade in the solution's process (the tests beside the solution, their parts sent
+    back as data), and say so: what a task gets whose tests share something with the
+    solution that cannot cross, or whose reference does not grade the same across."""
+    apart = _active()
+    HARNESS_GRADED[:] = [reason]
     apart.retire()
-    namespace = {
-        "_HARNESS_SOLUTION": solution,
-        "_HARNESS_TESTS": tests,
-        "_harness_error_part": harness_error_part,
-        **more,
-    }
+    namespace = {"_harness_error_part": harness_error_part, **given}
     apart.exec(HARNESS_RUNS_SOLUTION + driver, namespace)
     return namespace.get("_harness_report")
 
@@ -464,6 +492,11 @@ def harness_pytest(solution: str, module: str, tests: str, fallback: str = "") -
     apart = _active()
     _crossing.remember_streams()
     _crossing.TRACKER.install()
+    given = {"_HARNESS_SOLUTION": solution, "_HARNESS_TESTS": tests, "_HARNESS_MODULE": module}
+    decided = _decided()
+    if decided and fallback:
+        harness_verdict(_in_process(decided, fallback, **given))
+        return
     private = "/tmp" if apart is not None and apart.sandboxed else None
     folder = tempfile.mkdtemp(prefix="gitchameleon-", dir=private)
     try:
@@ -471,7 +504,7 @@ def harness_pytest(solution: str, module: str, tests: str, fallback: str = "") -
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if _crossing.CANNOT and fallback:
-        parts = _in_process(solution, tests, fallback, _HARNESS_MODULE=module)
+        parts = _in_process(_crossing.CANNOT[0], fallback, **given)
     harness_verdict(parts)
 
 
@@ -640,7 +673,12 @@ class _Session:
 
 
 def harness_session(
-    solution: str, setup: str, spec: list[dict[str, _Any]], oracle: bool, marker: str
+    solution: str,
+    setup: str,
+    spec: list[dict[str, _Any]],
+    oracle: bool,
+    marker: str,
+    fallback: str = "",
 ) -> None:
     """Grade a session step by step: each step's code runs in the session; its output is
     compared with the expected one and its check run here, on data. In oracle mode a
@@ -654,6 +692,19 @@ def harness_session(
     if pieces[0].strip():
         steps[1] = pieces[0] + steps.get(1, "")
     apart = _active()
+    decided = _decided()
+    if decided and fallback:
+        given = {
+            "__name__": "__main__",
+            "_HARNESS_SETUP": setup,
+            "_HARNESS_SPEC": spec,
+            "_HARNESS_ORACLE": oracle,
+            "_HARNESS_STEPS": steps,
+            "_harness_run_cell": harness_run_cell,
+            "_harness_compare_output": harness_compare_output,
+        }
+        harness_verdict(_in_process(decided, fallback, **given))
+        return
     if apart is not None:
         apart.engaged = True
     session = _Session(apart)

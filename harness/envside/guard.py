@@ -80,7 +80,7 @@ def _read_report(fh: BinaryIO) -> tuple[Json, list[bytes]] | None:
     if header is None:
         return None
     try:
-        report = json.loads(header.decode("utf-8"))
+        report = _json_loads(header.decode("utf-8"))
     except ValueError:
         return None
     if not isinstance(report, dict):
@@ -139,6 +139,9 @@ def send_report(fd: int, report: Json, blobs: list[bytes]) -> bool:
 
 
 _write = os.write  # bound at import, as _quote above
+# ...and what the checker uses while a test's patches are active (``os.pipe``, ``io.open``
+# and ``json.loads`` are what a test patches for the code it tests)
+_pipe, _close, _open, _json_loads = os.pipe, os.close, io.open, json.loads
 
 
 # -- the requests a resident solution process serves --------------------------------------
@@ -486,6 +489,7 @@ class Guard:
         allowlist: transport.Allowlist | None = None,
         usage: transport.Usage | None = None,
         place: Json | None = None,
+        in_process: str = "",
     ) -> None:
         self.solution = solution
         self.close_fds = close_fds
@@ -498,6 +502,9 @@ class Guard:
         self.usage = usage  # measuring the allowlist: admit everything, note what was used
         # where the execution lives, for a solution process started from the template
         self.place = place or {}
+        # why this task is graded beside the solution in its process, when the run decided
+        # so from the task's reference (harness/admission.py): '' to grade across
+        self.in_process = in_process
         self.engaged = False  # whether the check ran the solution at all
         self.lost: list[str] = []  # what the solution made that could not come back
         self.refused: list[str] = []  # what the checker would not admit, and why
@@ -561,19 +568,19 @@ class Guard:
             started = self._resident is None
             if self._resident is None:
                 self._resident = self._start()
-            read_fd, write_fd = os.pipe()
+            read_fd, write_fd = _pipe()
             try:
                 try:
                     _send_request(self._resident.requests, request, write_fd)
                 finally:
-                    os.close(write_fd)
+                    _close(write_fd)
             except OSError:
-                os.close(read_fd)
+                _close(read_fd)
                 if started or attempt == 2:
                     self._crashed()
                 self._retire()  # it ended after its last report: a new one runs this
                 continue
-            with os.fdopen(read_fd, "rb") as reports:
+            with _open(read_fd, "rb") as reports:
                 received = _read_report(reports)
                 while received is not None and received[0].get("kind") == "callback":
                     self._answer(*received)
@@ -664,14 +671,16 @@ class Guard:
             raise TypeError("a callback's arguments come as (args, kwargs)")
         return arguments[0], arguments[1]
 
-    def load_module(self, name: str, source: str, filename: str = "") -> dict[str, Any]:
+    def load_module(
+        self, name: str, source: str, filename: str = "", after: str = ""
+    ) -> dict[str, Any]:
         """Have the solution's process run ``source`` as the module ``name``; return the
         check's view of the names it defines (``_kinds``): a stand-in for each function
         or class of its own, ``"module:numpy"`` for a module, ``"value"`` for the rest."""
         self.engaged = True
         self.modules[name] = name
         request = crossing.MARK + crossing.dumps_to_solution(
-            ("module", name, source, filename), self.lent
+            ("module", name, source, filename, after), self.lent
         )
         report, blobs = self._ask(request)
         self._warnings(report)
@@ -743,8 +752,10 @@ class Guard:
         context = crossing.call_context(self.modules, self._open_figures())
         args, kwargs = tuple(args), dict(kwargs)
         handed = crossing.handed(args, kwargs, self.sent)
+        # the arguments on their own: a function of the test's among them goes as code
+        arguments = crossing.dumps_to_solution((args, kwargs), self.lent, code=True)
         request = crossing.MARK + crossing.dumps_to_solution(
-            ("call", target, args, kwargs, context, handed), self.lent
+            ("call", target, arguments, context, handed), self.lent
         )
         return self._result(self._ask(request))
 
@@ -776,6 +787,7 @@ class Guard:
     def _result(self, received: tuple[Json, list[bytes]]) -> Any:
         report, blobs = received
         self._warnings(report)
+        crossing.reemit(report.get("warned"))
         network = report.get("network")
         if isinstance(network, list) and network and isinstance(network[0], str):
             crossing.REACHED[:] = [network[0][:300]]
@@ -792,8 +804,7 @@ class Guard:
         if report.get("kind") != "returned" or len(blobs) != 1:
             raise RemoteError("TransportError", "the solution's result did not come back")
         self._make_room(report.get("figures"))
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        open_before = set(pyplot.get_fignums()) if pyplot is not None else set()
+        open_before = set(crossing.figure_managers())
         returned = self._admit(blobs[0], "the solution's result")
         if not isinstance(returned, tuple) or len(returned) != 4:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
@@ -822,31 +833,27 @@ class Guard:
             if isinstance(item, tuple) and len(item) == 2:
                 with contextlib.suppress(KeyError):
                     crossing.write_back(self.sent.get(item[0]), item[1])
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is None or not written:
+        if not written:
             return
         shipped = {id(f) for f in figures} if isinstance(figures, list) else set()
-        helpers = sys.modules.get("matplotlib._pylab_helpers")
-        for number in set(pyplot.get_fignums()) - open_before:
-            manager = helpers.Gcf.figs.get(number) if helpers is not None else None
-            if manager is not None and id(manager.canvas.figure) not in shipped:
-                pyplot.close(number)
+        for number, manager in crossing.figure_managers().items():
+            if number not in open_before and id(manager.canvas.figure) not in shipped:
+                crossing.close_figure(manager)
 
-    def _open_figures(self) -> list[int] | None:
-        """The solution's numbers of the figures it sent that the check still has open
-        (a test that closes them closes them there too)."""
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is None:
+    def _open_figures(self) -> dict[int, list[int]] | None:
+        """The solution's numbers of the figures it sent that the check still has open,
+        with what their axes hold here (a test that closes or clears them does so there
+        too)."""
+        if "matplotlib.pyplot" not in sys.modules:
             return None
-        helpers = sys.modules.get("matplotlib._pylab_helpers")
-        if helpers is None:
-            return None
-        managers = helpers.Gcf.get_all_fig_managers()
-        here = {id(manager.canvas.figure) for manager in managers}
-        return [number for number, figure in self.figures.items() if id(figure) in here]
+        here = {id(m.canvas.figure): m.canvas.figure for m in crossing.figure_managers().values()}
+        return {
+            number: crossing.drawn(figure)
+            for number, figure in self.figures.items()
+            if id(figure) in here
+        }
 
-    @staticmethod
-    def _make_room(numbers: Any) -> None:
+    def _make_room(self, numbers: Any) -> None:
         """Before a call's figures are admitted (each registers itself with pyplot, last
         the current one): pyplot's backend started (it imports modules, which admission
         would refuse), and the check's copies of the figures being replaced closed."""
@@ -855,9 +862,10 @@ class Guard:
             return
         with contextlib.suppress(Exception):
             getattr(pyplot, "_get_backend_mod", lambda: None)()
-        for number in numbers:
-            if type(number) is int and number in pyplot.get_fignums():
-                pyplot.close(number)
+        copies = {id(self.figures[n]) for n in numbers if type(n) is int and n in self.figures}
+        for manager in crossing.figure_managers().values():
+            if id(manager.canvas.figure) in copies:
+                crossing.close_figure(manager)
 
     def _start(self) -> _Resident:
         """Start the solution's process: forked by the template where there is one, else

@@ -424,6 +424,8 @@ class Scheduler:
             ),
             "allowlist_extra": self.batch.get("allowlist_extra", ""),
             "record_transport": bool(self.batch.get("record_transport")),
+            # graded beside the solution, decided by the run from the task's reference
+            "in_process": problem.get("in_process", ""),
         }
         # no "-" in the name, as in tempfile's own: tasks split their paths on it
         workdir = tempfile.mkdtemp(prefix="harness_exec_")

@@ -169,6 +169,7 @@ def crossing_request(data: bytes, recorder: WarningRecorder | None) -> tuple[Jso
         return {"kind": "declined", "message": "%s: %s" % (type(exc).__name__, exc)}, []
     recorded = len(recorder.items) if recorder is not None else 0
     crossing.watch_network()
+    del crossing.FORWARDED[:]
     report, blobs = _dispatch(operation, request, kept)
     if recorder is not None:
         report["warnings"] = list(recorder.items[recorded:])
@@ -182,9 +183,9 @@ def crossing_request(data: bytes, recorder: WarningRecorder | None) -> tuple[Jso
 
 def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
     if operation == "module":
-        _, name, source, filename = request
+        _, name, source, filename, after = request
         try:
-            module = _load_module(name, source, filename)
+            module = _load_module(name, source, filename, after)
         except BaseException as exc:
             return _raised(exc, kept, with_state=False)
         return {"kind": "module", "names": _names(module, kept)}, []
@@ -205,7 +206,11 @@ def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, 
             kinds[key] = kind
         return {"kind": "fetched", "names": kinds, "blobs": len(blobs)}, blobs
     if operation == "call":
-        _, target, args, kwargs, context, handed = request
+        _, target, arguments, context, handed = request
+        try:
+            args, kwargs = crossing.loads_from_checker(arguments, kept)
+        except BaseException as exc:
+            return _raised(exc, kept)
         crossing.receive(args, kwargs, handed)
         crossing.arrived_figures()
         try:
@@ -239,7 +244,7 @@ def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, 
     return {"kind": "declined", "message": "unknown request %r" % (operation,)}, []
 
 
-def _load_module(name: str, source: str, filename: str) -> types.ModuleType:
+def _load_module(name: str, source: str, filename: str, after: str = "") -> types.ModuleType:
     """Run ``source`` as the module ``name``, importable by that name (tests patch
     ``__name__ + ".randint"``); from a file of that name where the check asks for one
     (GitChameleon's ``sample_<id>.py``, read back by ``inspect``)."""
@@ -260,7 +265,12 @@ def _load_module(name: str, source: str, filename: str) -> types.ModuleType:
         module.__dict__.update({"sys": sys, "os": os, "environ": os.environ})
     sys.modules[name] = module
     _MODULES[name] = module
+    crossing.CODE_GLOBALS[:] = [module.__dict__]  # a test's function sent as code runs here
     _exec(compile(source, path, "exec"), module.__dict__)
+    if after:
+        # the imports the tests make in the same module upstream (never the tests)
+        with contextlib.suppress(Exception):
+            _exec(compile(after, "<tests' imports>", "exec"), module.__dict__)
     return module
 
 
@@ -316,6 +326,8 @@ def _returned(value: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
             return failed, blobs
     crossing.shipped(figures)
     header: Json = {"kind": "returned", "blobs": 1, "figures": [f.number for f in figures]}
+    if crossing.FORWARDED:
+        header["warned"] = list(crossing.FORWARDED)
     if lost:
         header["lost"] = lost
     return header, [blob]
@@ -325,6 +337,8 @@ def _raised(
     exc: BaseException, kept: crossing.Lent, with_state: bool = True
 ) -> tuple[Json, list[bytes]]:
     header, args = crossing.describe_exception(exc)
+    if crossing.FORWARDED:
+        header["warned"] = list(crossing.FORWARDED)
     state = crossing.state_after() if with_state else None
     try:
         blob = crossing.dumps_to_checker((args, state), kept)
