@@ -59,6 +59,9 @@ class Admission:
     lines: int = 0  # globals and events the text adds
     # problem id → why its answers are graded in their own process
     in_process: Mapping[str, str] = field(default_factory=dict)
+    # problem id → its reference's outcome in one process, run now to compare: the run's
+    # own outcome for that reference (it need not run again)
+    references: Mapping[str, Outcome] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -129,10 +132,12 @@ def measure(
     path = cache_file(env_root, info)
     kept = _read(path)
     missing = [k for k in answered if k not in kept]
+    references: dict[str, Outcome] = {}
     if missing:
-        kept.update(
-            _record(info, [answered[k] for k in missing], missing, options, run_id, reporter)
+        recorded, references = _record(
+            info, [answered[k] for k in missing], missing, options, run_id, reporter
         )
+        kept.update(recorded)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(kept, indent=1, sort_keys=True), encoding="utf-8")
@@ -153,7 +158,9 @@ def measure(
     text = allowlist.render(extra) if count else ""
     if text:
         _check(text)
-    return Admission(text, len(missing), len(answered) - len(missing), count, in_process)
+    return Admission(
+        text, len(missing), len(answered) - len(missing), count, in_process, references
+    )
 
 
 # The formats whose tests call what the answer defined: graded across the boundary by
@@ -168,10 +175,10 @@ def _record(
     options: RunOptions,
     run_id: str,
     reporter: Progress | None,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, Outcome]]:
     """Run the references of ``answered`` through the guard, recording what their values
     use; those of the formats whose tests call the answer also in one process, as the run
-    grades references, to compare."""
+    grades references, to compare (those outcomes are returned too)."""
     references = [
         Execution(e.problem, Solution(e.problem.id, REFERENCE, e.problem.reference_code))
         for e in answered
@@ -202,7 +209,7 @@ def _record(
             "usage": dict(outcome.transport) if outcome else {},
             "in_process": _in_process(together.get(e.problem.id), outcome),
         }
-    return recorded
+    return recorded, together
 
 
 def _in_process(together: Outcome | None, apart: Outcome | None) -> str:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from harness.problem import Problem
     from harness.progress import Reporter
     from harness.reports.summary import Summary
+    from harness.results import Outcome
     from harness.rundir import RunRequest
     from harness.spec import Combo, MatrixSpec, NightlySpec
 
@@ -568,10 +569,18 @@ def _run(job: Job, reporter: Reporter) -> Summary:
             job.run_dir.write_lock(combo.id, lock)
         job.run_dir.write_env(combo.id, info)
         reporter.env_ready(info)
-        options = _admitting(job, combo.id, info, [e for _, e in todo], reporter)
+        options, ran = _admitting(job, combo.id, info, [e for _, e in todo], reporter)
         reporter.combo_started(combo.id, len(todo))
         with OutcomeWriter(job.run_dir.outcomes(combo.id)) as writer:
             combo_run = ComboRun(job.run_dir.run_id, info, writer, options, reporter.outcome)
+            # references the admission just ran in one process are not run twice
+            for seq, e in todo:
+                done = ran.get(e.problem.id) if _plain_reference(e, job) else None
+                if done is not None:
+                    combo_run.record(replace(done, seq=seq))
+            todo = [
+                (s, e) for s, e in todo if not (_plain_reference(e, job) and e.problem.id in ran)
+            ]
             combo_run.run([e for _, e in todo], [seq for seq, _ in todo])
         if combo_run.executor:
             job.run_dir.write_executor(combo.id, combo_run.executor)
@@ -588,13 +597,23 @@ def _run(job: Job, reporter: Reporter) -> Summary:
     return summary
 
 
+def _plain_reference(execution: Execution, job: Job) -> bool:
+    return (
+        execution.solution.source == REFERENCE
+        and execution.attempt == 0
+        and job.options.repeat == 1
+    )
+
+
 def _admitting(
     job: Job, combo: str, info: EnvInfo, executions: Sequence[Execution], reporter: Reporter
-) -> RunOptions:
+) -> tuple[RunOptions, Mapping[str, Outcome]]:
     """The run's options for ``combo``, its checker admitting what the references'
-    values use in this environment beyond the shipped allowlist (``admission.py``)."""
+    values use in this environment beyond the shipped allowlist, and grading in the
+    answer's process the tasks whose reference does not grade the same across the
+    boundary (``admission.py``); and the references' outcomes it ran in one process."""
     if not job.options.measured_admission:
-        return job.options
+        return job.options, {}
     admitted = admission.measure(
         job.env_root, info, executions, job.options, job.run_dir.run_id, reporter
     )
@@ -611,10 +630,10 @@ def _admitting(
         )
     options = replace(job.options, in_process=tuple(sorted(admitted.in_process.items())))
     if not admitted.text:
-        return options
+        return options, admitted.references
     job.run_dir.write_admission(combo, admitted.text)
     extra = "\n".join(t for t in (options.allowlist_extra, admitted.text) if t)
-    return replace(options, allowlist_extra=extra)
+    return replace(options, allowlist_extra=extra), admitted.references
 
 
 def _mark_finished(job: Job) -> None:

@@ -175,9 +175,12 @@ class ComboRun:
             **fields,
         )
 
-    def _record(self, outcome: Outcome) -> None:
+    def record(self, outcome: Outcome) -> None:
+        """Write an outcome of this combo (one this run already has, or a new one)."""
         self.writer.write(outcome)
         self.on_outcome(outcome)
+
+    _record = record
 
     def run(self, executions: Sequence[Execution], seqs: Sequence[int] | None = None) -> None:
         """Run ``executions``; ``seqs`` numbers them within the combo (default 0..n-1)."""

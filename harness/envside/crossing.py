@@ -355,6 +355,16 @@ class SolutionIterator(SolutionStandIn):
         return peer.operate(object.__getattribute__(self, "_number"), "next", ())
 
 
+class SolutionGenerator(SolutionIterator):
+    """A generator of the solution's: a test may ask whether it is one (and it is)."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return types.GeneratorType
+
+
 class SolutionModule(types.ModuleType):
     """The solution's module as the check's tests import it (``from sample_1 import f``):
     each name is fetched from the solution's process when first asked for."""
@@ -392,7 +402,11 @@ def installed_module(name: str) -> Optional[types.ModuleType]:
 
 
 def stand_in(kind: Any, number: int, peer: Any, name: str = "") -> SolutionStandIn:
-    cls = {"function": SolutionFunction, "iterator": SolutionIterator}.get(kind, SolutionStandIn)
+    cls = {
+        "function": SolutionFunction,
+        "iterator": SolutionIterator,
+        "generator": SolutionGenerator,
+    }.get(kind, SolutionStandIn)
     return cls(number, peer, kind if cls is not SolutionStandIn else "object", name)
 
 
@@ -1117,8 +1131,10 @@ def _kind(obj: Any, top: bool = False) -> Optional[str]:
     travels as pickle sends it, or not at all."""
     if type(obj) in _PLAIN or isinstance(obj, CheckerObject):
         return None
-    if isinstance(obj, types.GeneratorType) or (top and hasattr(type(obj), "__next__")):
-        return "iterator"  # consumed where it is, item by item, as the test asks
+    if isinstance(obj, types.GeneratorType):
+        return "generator"  # consumed where it is, item by item, as the test asks
+    if top and hasattr(type(obj), "__next__"):
+        return "iterator"
     if isinstance(obj, (types.FunctionType, types.MethodType, type)) and (
         getattr(obj, "__module__", None) in SOLUTION_MODULES
     ):

@@ -623,7 +623,7 @@ class Guard:
                 return self.sent.get(number)  # the test's own object, back unchanged
             except KeyError:
                 raise transport.RefusedError("object %d" % number, "was never sent") from None
-        if kind in ("function", "iterator", "object"):
+        if kind in ("function", "iterator", "generator", "object"):
             return crossing.stand_in(kind, number, self)
         raise transport.RefusedError("a handle of kind %r" % kind, "is not one the solution keeps")
 
