@@ -8,6 +8,7 @@ one real run (a task whose tests patch an object only the check can name) goes t
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import operator
@@ -15,6 +16,8 @@ import pickle
 import sys
 import textwrap
 import unittest
+import urllib.error
+import warnings
 from pathlib import Path
 from unittest import mock
 
@@ -345,6 +348,109 @@ class TestCases(unittest.TestCase):
             server.shutdown()
 """,
     ),
+    # a warning the answer raises is one the test's catch_warnings records
+    "warnings": (
+        "import warnings\n\ndef task_func(n):\n",
+        "    if n > 10:\n        warnings.warn('large', RuntimeWarning)\n    return n\n",
+        """
+import unittest
+import warnings
+
+class TestCases(unittest.TestCase):
+    def test_warns(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertEqual(task_func(11), 11)
+        self.assertEqual([str(w.message) for w in caught], ["large"])
+        self.assertIs(caught[0].category, RuntimeWarning)
+
+    def test_assert_warns(self):
+        with self.assertWarns(RuntimeWarning):
+            task_func(20)
+""",
+    ),
+    # an exception the test's mock raises is the one the answer catches
+    "raised-by-a-mock": (
+        "import urllib.error\nimport urllib.request\n\ndef task_func(url):\n",
+        (
+            "    try:\n        urllib.request.urlopen(url)\n    except urllib.error.HTTPError as e:\n"
+            "        return e.code\n    return 0\n"
+        ),
+        """
+import unittest
+import urllib.error
+from unittest.mock import patch
+
+class TestCases(unittest.TestCase):
+    @patch("urllib.request.urlopen")
+    def test_http_error(self, urlopen):
+        urlopen.side_effect = urllib.error.HTTPError("http://x", 404, "Not Found", {}, None)
+        self.assertEqual(task_func("http://x"), 404)
+""",
+    ),
+    # the test's functions are functions there (a name, a signature)
+    "functions-handed-over": (
+        "import inspect\n\ndef task_func(functions):\n",
+        "    return [(f.__name__, len(inspect.getfullargspec(f).args)) for f in functions]\n",
+        """
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_names_and_arguments(self):
+        def f(x): pass
+        def g(x, y=2): pass
+        self.assertEqual(task_func([f, g, lambda a, b, c: a]), [("f", 1), ("g", 2), ("<lambda>", 3)])
+""",
+    ),
+    # a generator is a generator to the test, consumed item by item
+    "generator": (
+        "def task_func(n):\n",
+        "    for i in range(n):\n        yield i * i\n",
+        """
+import types
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_generator(self):
+        result = task_func(4)
+        self.assertIsInstance(result, types.GeneratorType)
+        self.assertEqual(list(result), [0, 1, 4, 9])
+""",
+    ),
+    # the answer's threads may call the test's mock at once
+    "threads-and-a-mock": (
+        "import subprocess\nimport threading\n\ndef task_func(files):\n",
+        (
+            "    codes = []\n    def run(f):\n        codes.append(subprocess.Popen(f).poll())\n"
+            "    threads = [threading.Thread(target=run, args=(f,)) for f in files]\n"
+            "    for t in threads:\n        t.start()\n    for t in threads:\n        t.join()\n"
+            "    return codes\n"
+        ),
+        """
+import unittest
+from unittest.mock import patch
+
+class TestCases(unittest.TestCase):
+    @patch("subprocess.Popen")
+    def test_threads(self, popen):
+        popen.return_value.poll.return_value = 0
+        self.assertEqual(task_func(["a", "b", "c", "d"]), [0, 0, 0, 0])
+        self.assertEqual(popen.call_count, 4)
+""",
+    ),
+    # upstream runs answer and tests in one module: what the tests import, the answer sees
+    "the-tests-imports": (
+        "def task_func(rows):\n",
+        "    return json.dumps(rows)\n",
+        """
+import json
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_dumps(self):
+        self.assertEqual(task_func([1, 2]), "[1, 2]")
+""",
+    ),
 }
 
 
@@ -382,3 +488,85 @@ def test_what_one_process_shares_crosses_both_ways(tmp_path: Path) -> None:
             outcome = outcomes[(f"tasks/BigCodeBench/{name}", source)]
             assert outcome["status"] == "pass", (name, source, outcome.get("message"))
             assert "graded" not in outcome
+
+
+# -- the pieces, one by one --------------------------------------------------------------
+
+
+def test_a_stand_in_has_the_special_methods_its_object_has() -> None:
+    stream = crossing.checker_object(1, crossing._describe(io.BytesIO(b"x")))
+    assert not hasattr(stream, "__fspath__")  # PIL's Image.open tries a path first
+    assert hasattr(stream, "__iter__")
+    assert not callable(stream)
+    function = crossing.checker_object(2, crossing._describe(lambda a, b=2: a))
+    assert callable(function)
+    assert function.__name__ == "<lambda>"
+    assert str(inspect.signature(function)) == "(a, b=2)"
+
+
+def test_an_exception_that_will_not_pickle_whole_crosses_by_its_state() -> None:
+    error = urllib.error.HTTPError("http://x", 404, "Not Found", {}, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        pickle.loads(pickle.dumps(error))  # Python's own pickling of it fails
+    lent = crossing.Lent()
+    rebuilt = crossing.loads_from_checker(crossing.dumps_to_solution(error, lent), crossing.Lent())
+    assert type(rebuilt) is urllib.error.HTTPError
+    assert rebuilt.code == 404
+
+
+def test_objects_a_task_configures_take_the_answers_state_data_does_not() -> None:
+    class Model:
+        def __init__(self) -> None:
+            self.fitted = False
+
+    original, changed = Model(), Model()
+    changed.fitted = True
+    assert crossing.configured(original)
+    assert crossing.write_back(original, changed)
+    assert original.fitted is True
+    for data in ([1], {"a": 1}, (1,), "text"):
+        assert not crossing.configured(data)
+    assert not crossing.write_back(original, [1])  # never across types
+
+
+def test_what_was_sent_comes_back_as_the_same_object_unchanged_and_as_a_copy_changed() -> None:
+    lent, sent, kept = crossing.Lent(), crossing.Lent(), crossing.Lent()
+    values, other = [1, 2], {"k": [3]}
+    handed = crossing.handed((values, other), {}, sent)
+    received = crossing.loads_from_checker(
+        crossing.dumps_to_solution(((values, other), {}), lent), kept
+    )
+    crossing.receive(received[0], received[1], handed)
+    received[0][1]["k"].append(4)  # the answer changes its copy of one of them
+
+    def back(pid: tuple[str, int]) -> object:
+        assert pid[0] == "sent"
+        return sent.get(pid[1])
+
+    data = crossing.dumps_to_checker((received[0][0], received[0][1]), kept)
+
+    class Back(pickle.Unpickler):
+        def persistent_load(self, pid: tuple[str, int]) -> object:
+            return back(pid)
+
+    returned = Back(io.BytesIO(data)).load()
+    assert returned[0] is values  # unchanged: the test's own list
+    assert returned[1] is not other  # changed: a copy, as the answer left it
+    assert returned[1] == {"k": [3, 4]}
+    crossing.RECEIVED.clear()
+
+
+def test_warnings_are_raised_again_under_the_tests_filters() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        crossing.reemit(
+            [["RuntimeWarning", "large", "<solution>", 3], ["no.such.Warning", "x", "f", 1]]
+        )
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (RuntimeWarning, "large"),
+        (UserWarning, "x"),  # a category the check cannot name
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("ignore")
+        crossing.reemit([["RuntimeWarning", "large", "<solution>", 3]])
+    assert caught == []

@@ -202,13 +202,9 @@ def _exception_state(exc: BaseException) -> Any:
     cls = type(exc)
     if not _findable(cls):
         return RuntimeError, ("%s: %s" % (cls.__name__, exc),)
-    state = {}
-    for key, value in list(getattr(exc, "__dict__", {}).items()):
-        try:
-            _pickle_dumps(value, protocol=4)
-        except Exception:
-            continue
-        state[key] = value
+    # its plain attributes only (``code``, ``msg``): not the streams and closers an
+    # exception may carry, which would be lent and outlive the call
+    state = {k: v for k, v in list(getattr(exc, "__dict__", {}).items()) if _plain(v)}
     args = []
     for argument in exc.args:
         try:
@@ -249,7 +245,12 @@ def _describe(obj: Any) -> Json:
     cls = type(obj)
     described: Json = {
         "class": claimed,
-        "has": [name for name in PROTOCOL if getattr(cls, name, None) is not None],
+        # (every class has a __call__, its metaclass's: what counts is whether obj has one)
+        "has": [
+            name
+            for name in PROTOCOL
+            if (callable(obj) if name == "__call__" else getattr(cls, name, None) is not None)
+        ],
     }
     if isinstance(obj, (types.FunctionType, types.MethodType)):
         described["face"] = _face(obj)
