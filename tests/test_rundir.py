@@ -47,6 +47,7 @@ WRITTEN: dict[str, Any] = {
             "library": [],
             "limit": None,
             "matrix": "matrix.toml",
+            "measured_admission": True,
             "memory_mb": 6144,
             "nightly": False,
             "no_reference": False,
@@ -84,6 +85,8 @@ def test_a_hand_written_manifest_takes_defaults() -> None:
 def test_an_older_command_lacks_newer_options() -> None:
     recorded = {k: v for k, v in WRITTEN["inputs"]["command"].items() if k != "guard_record"}
     assert RunRequest.from_dict(recorded).guard_record is False
+    recorded = {k: v for k, v in recorded.items() if k != "measured_admission"}
+    assert RunRequest.from_dict(recorded).measured_admission is True
 
 
 texts = st.text(max_size=8)

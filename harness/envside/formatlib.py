@@ -359,8 +359,25 @@ def _in_process(reason: str, driver: str, **given: _Any) -> _Any:
     HARNESS_GRADED[:] = [reason]
     apart.retire()
     namespace = {"_harness_error_part": harness_error_part, **given}
-    apart.exec(HARNESS_RUNS_SOLUTION + driver, namespace)
+    apart.exec(HARNESS_RUNS_SOLUTION + driver + _ONLY_THE_REPORT, namespace)
     return namespace.get("_harness_report")
+
+
+# What a fallback driver sends back: its report, not the figures and values the tests left
+# (they are not what is graded, and a figure would have to be admitted for nothing).
+_ONLY_THE_REPORT = """
+
+def _harness_only_the_report():
+    import sys
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
+    for name in [n for n in list(globals()) if n != "_harness_report" and not n.startswith("__")]:
+        del globals()[name]
+
+
+_harness_only_the_report()
+"""
 
 
 def _run_unittest(module: _types.ModuleType) -> list[dict[str, _Any]]:

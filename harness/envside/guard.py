@@ -718,6 +718,7 @@ class Guard:
         is missing, cannot be sent or is refused is left out (a refusal noted)."""
         request = crossing.MARK + crossing.dumps_to_solution(("fetch", module, names), self.lent)
         report, blobs = self._ask(request)
+        self._make_room(None, bool(report.get("pyplot")))
         if report.get("kind") != "fetched":
             raise RemoteError("TransportError", "the solution's values did not come back")
         kinds = self._kinds(report.get("names"))
@@ -803,7 +804,7 @@ class Guard:
             raise crossing.rebuild(report, arguments if isinstance(arguments, tuple) else None)
         if report.get("kind") != "returned" or len(blobs) != 1:
             raise RemoteError("TransportError", "the solution's result did not come back")
-        self._make_room(report.get("figures"))
+        self._make_room(report.get("figures"), bool(report.get("pyplot")))
         open_before = set(crossing.figure_managers())
         returned = self._admit(blobs[0], "the solution's result")
         if not isinstance(returned, tuple) or len(returned) != 4:
@@ -853,11 +854,18 @@ class Guard:
             if id(figure) in here
         }
 
-    def _make_room(self, numbers: Any) -> None:
+    def _make_room(self, numbers: Any, pyplot_there: bool = False) -> None:
         """Before a call's figures are admitted (each registers itself with pyplot, last
-        the current one): pyplot's backend started (it imports modules, which admission
-        would refuse), and the check's copies of the figures being replaced closed."""
+        the current one): pyplot imported and its backend started where the solution's
+        process has them (a figure being admitted would import them, which admission
+        refuses), and the check's copies of the figures being replaced closed."""
+        if pyplot_there and "matplotlib.pyplot" not in sys.modules:
+            with contextlib.suppress(Exception):
+                importlib.import_module("matplotlib.pyplot")
         pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            with contextlib.suppress(Exception):
+                getattr(pyplot, "_get_backend_mod", lambda: None)()
         if pyplot is None or not isinstance(numbers, list) or not numbers:
             return
         with contextlib.suppress(Exception):

@@ -181,6 +181,10 @@ class Allowlist:
             return self.resolve(key) is cls
         except AttributeError:
             pass
+        if not cls.__flags__ & _HEAP_TYPE and _key_of(cls) == key:
+            # a type of the interpreter's own that no name holds (``list_iterator``, made by
+            # a listed ``iter``): a pickle can make no such type, only find it
+            return True
         bases = [b for b in cls.__bases__ if b is not object]
         for base in bases:
             try:
@@ -375,7 +379,10 @@ class Admission:
             return
         if event in self.allow.events:
             return
-        refusal = RefusedError("event " + event, "was raised while a returned value was read")
+        what = "event " + event
+        if event == "import" and args and isinstance(args[0], str):
+            what += " (of %s)" % args[0][:100]  # which module a reconstructor reached for
+        refusal = RefusedError(what, "was raised while a returned value was read")
         if self.violation is None:
             self.violation = refusal  # kept even if library code swallows the exception
         raise refusal
@@ -861,6 +868,7 @@ class Admission:
 
 _RECONSTRUCTOR: Any = getattr(copyreg, "_reconstructor")  # noqa: B009 - private, untyped
 _BUILTIN_BASES = (object, dict, list, set, frozenset, tuple, int, float, complex, str, bytes)
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (static types are C's)
 
 
 def _too_many() -> RefusedError:
