@@ -438,6 +438,22 @@ class TestCases(unittest.TestCase):
         self.assertEqual(popen.call_count, 4)
 """,
     ),
+    # a list or dict the test hands over and reads again holds what the answer put there
+    "changed-in-place": (
+        "def task_func(items, table):\n",
+        "    items.append(12)\n    table['total'] = sum(items)\n    return table\n",
+        """
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_in_place(self):
+        items, table = [1, 2], {'name': 'x'}
+        result = task_func(items, table)
+        self.assertIs(result, table)
+        self.assertEqual(items, [1, 2, 12])
+        self.assertEqual(table, {'name': 'x', 'total': 15})
+""",
+    ),
     # upstream runs answer and tests in one module: what the tests import, the answer sees
     "the-tests-imports": (
         "def task_func(rows):\n",
@@ -570,3 +586,16 @@ def test_warnings_are_raised_again_under_the_tests_filters() -> None:
         warnings.simplefilter("ignore")
         crossing.reemit([["RuntimeWarning", "large", "<solution>", 3]])
     assert caught == []
+
+
+def test_a_tests_function_sent_as_code_keeps_its_name_signature_and_annotations() -> None:
+    namespace: dict[str, object] = {}
+    source = "def f(x: int, y: 'str' = 'a') -> None:\n    return None\n"
+    exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
+    f = namespace["f"]
+    buffer = io.BytesIO()
+    crossing.ToSolution(buffer, crossing.Lent(), code=True).dump([f])
+    (copy,) = crossing.loads_from_checker(buffer.getvalue(), crossing.Lent())
+    assert copy is not f and copy.__name__ == "f"
+    assert copy.__annotations__ == {"x": int, "y": "str", "return": None}
+    assert str(inspect.signature(copy)) == str(inspect.signature(f))

@@ -170,6 +170,7 @@ class ToSolution(pickle.Pickler):
                 obj.__defaults__,
                 obj.__kwdefaults__,
                 obj.__doc__,
+                _annotations(obj),
             )
         if isinstance(obj, BaseException):
             return _exception_state(obj)
@@ -184,14 +185,31 @@ def _as_code(obj: Any) -> bool:
 CODE_GLOBALS: List[Dict[str, Any]] = []
 
 
+def _annotations(function: types.FunctionType) -> Dict[str, Any]:
+    """A function's annotations as they travel: names and classes pickle finds by name
+    (``int``, ``"str"``); anything else would stop the call, and is left out."""
+    return {
+        key: value
+        for key, value in getattr(function, "__annotations__", {}).items()
+        if isinstance(value, str) or value is None or (isinstance(value, type) and _findable(value))
+    }
+
+
 def _function(
-    code: bytes, name: str, qualname: str, defaults: Any, kwdefaults: Any, doc: Any
+    code: bytes,
+    name: str,
+    qualname: str,
+    defaults: Any,
+    kwdefaults: Any,
+    doc: Any,
+    annotations: Any = None,
 ) -> types.FunctionType:
     namespace = CODE_GLOBALS[-1] if CODE_GLOBALS else {"__builtins__": builtins}
     function = types.FunctionType(marshal.loads(code), namespace, name, defaults)
     function.__kwdefaults__ = kwdefaults
     function.__qualname__ = qualname
     function.__doc__ = doc
+    function.__annotations__ = dict(annotations or {})  # ``inspect.signature`` reads them
     return function
 
 
@@ -910,10 +928,9 @@ def _by_value(value: Any) -> bool:
 
 
 def configured(obj: Any) -> bool:
-    """Whether the answer's changes to ``obj`` reach the check's own object: an object a
-    task configures (a figure's axes, a model it fits), not data (a list, an array, a
-    frame: those stay the check's, and a test that reads them after the call reads what
-    it made)."""
+    """Whether the answer's changes to ``obj`` reach the check's own object by its state:
+    an object a task configures (a figure's axes, a model it fits). Data has its own way
+    back (``refilled``); an array or a frame stays as the check made it."""
     cls = type(obj)
     return (
         hasattr(obj, "__dict__")
@@ -924,15 +941,46 @@ def configured(obj: Any) -> bool:
     )
 
 
+# The containers a test hands over and reads again (``task_func(my_list)`` then
+# ``assertIn(12, my_list)``): the answer's changes to them are refilled into the test's own.
+_REFILLED = (list, dict, set, bytearray)
+
+
+def refilled(obj: Any) -> bool:
+    return type(obj) in _REFILLED
+
+
 def write_back(original: Any, changed: Any) -> bool:
     """Give the check's ``original`` the state the answer left its copy in (admitted as
     data): what one process would have shown the test."""
-    if type(changed) is not type(original) or not configured(original):
+    if type(changed) is not type(original):
+        return False
+    if refilled(original):
+        if isinstance(original, (dict, set)):
+            original.clear()
+            original.update(changed)
+        else:
+            original[:] = changed
+        return True
+    if not configured(original):
         return False
     state = vars(original)
     state.clear()
     state.update(vars(changed))
     return True
+
+
+def as_originals(value: Any, originals: Dict[int, Any]) -> Any:
+    """A returned value with the copies of the test's objects that were written back
+    replaced by the test's objects themselves (``assertIs(result, input_dict)``): at the
+    top, or one level into a returned tuple or list."""
+    if not originals:
+        return value
+    if id(value) in originals:
+        return originals[id(value)]
+    if type(value) in (tuple, list) and any(id(v) in originals for v in value):
+        return type(value)(originals.get(id(v), v) for v in value)
+    return value
 
 
 # Matplotlib's style (rcParams): what a style file may set, shared as one process shares
@@ -1191,7 +1239,7 @@ def changed_received() -> List[Tuple[int, Any]]:
     """The configured objects the check sent that the call changed, to be written back."""
     found = []
     for number, obj, digest in list(RECEIVED.values()):
-        if configured(obj) and _digest(obj) != digest:
+        if (configured(obj) or refilled(obj)) and _digest(obj) != digest:
             found.append((number, obj))
     return found
 

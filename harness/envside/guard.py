@@ -811,7 +811,8 @@ class Guard:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
         value, state, figures, written = returned  # figures re-registered as admitted
         crossing.after_call(state)
-        self._write_back(written, figures, open_before)
+        originals = self._write_back(written, figures, open_before)
+        value = crossing.as_originals(value, originals)
         _strict_masks()
         numbers = report.get("figures")
         if isinstance(figures, list) and isinstance(numbers, list) and len(numbers) == len(figures):
@@ -823,23 +824,28 @@ class Guard:
             self.lost.append(lost[:300])
         return value
 
-    def _write_back(self, written: Any, figures: Any, open_before: set[int]) -> None:
+    def _write_back(self, written: Any, figures: Any, open_before: set[int]) -> dict[int, Any]:
         """What the call changed of the objects the test handed it (an axes it drew on,
-        a model it fitted) becomes the state of the test's own objects. A figure that
-        registered itself with pyplot only because it came back inside one of them is
-        the test's figure, not a new one: closed here."""
+        a model it fitted, a list it appended to) becomes the state of the test's own
+        objects; returned: which copy now stands for which of the test's objects. A
+        figure that registered itself with pyplot only because it came back inside one
+        of them is the test's figure, not a new one: closed here."""
+        originals: dict[int, Any] = {}
         if not isinstance(written, list):
-            return
+            return originals
         for item in written:
             if isinstance(item, tuple) and len(item) == 2:
                 with contextlib.suppress(KeyError):
-                    crossing.write_back(self.sent.get(item[0]), item[1])
+                    original = self.sent.get(item[0])
+                    if crossing.write_back(original, item[1]):
+                        originals[id(item[1])] = original
         if not written:
-            return
+            return originals
         shipped = {id(f) for f in figures} if isinstance(figures, list) else set()
         for number, manager in crossing.figure_managers().items():
             if number not in open_before and id(manager.canvas.figure) not in shipped:
                 crossing.close_figure(manager)
+        return originals
 
     def _open_figures(self) -> dict[int, list[int]] | None:
         """The solution's numbers of the figures it sent that the check still has open,
