@@ -792,7 +792,8 @@ def test_every_canary_passes(attacked: Run) -> None:
         ("bigcodebench/BigCodeBench/skip-every-test", "error", "SkipTest"),
         ("bigcodebench/BigCodeBench/exit-0-at-call", "crash", "exited with status 0"),
         ("bigcodebench/BigCodeBench/always-equal", "fail", "<the solution's object> != 0"),
-        ("bigcodebench/BigCodeBench/mutate-the-shared-input", "fail", "0 != 6"),
+        # the emptied list is the test's own, as in one process: the test reads it emptied
+        ("bigcodebench/BigCodeBench/mutate-the-shared-input", "fail", "[] != [3, 1, 2]"),
         ("bigcodebench/BigCodeBench/mock-private-parts", "error", "a mock's own machinery"),
         ("bigcodebench/BigCodeBench/call-the-mocks-asserts", "error", "a mock's own machinery"),
         # a class of the answer's own: an opaque stand-in, whose methods are out of reach

@@ -13,6 +13,7 @@ import contextlib
 import datetime as dt
 import decimal
 import gc
+import inspect
 import pickle
 import re
 import struct
@@ -604,3 +605,13 @@ def test_classes_no_attribute_holds_are_named_by_their_bases(
 ) -> None:
     listed = Allowlist.parse(f"{__name__}:{lines.format(m=__name__)}\n")
     assert listed.may_build(cls) is admitted
+
+
+def test_a_signature_is_data_under_the_shipped_allowlist() -> None:
+    # matplotlib sets ``pyplot.show.__signature__`` when it starts a backend: with ``show``
+    # patched by the test, that signature crosses to the check's mock
+    def f(a: int, b: str = "x", *rest: float, key: object = None, **more: bytes) -> None:
+        return None
+
+    signature = inspect.signature(f)
+    assert transport.admit(dumps(signature), transport.shipped_allowlist()) == signature

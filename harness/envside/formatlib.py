@@ -185,10 +185,12 @@ def _names_loaded(source: str) -> set[str]:
     return loaded - bound - set(dir(_builtins))
 
 
-def _top_level_imports(source: str) -> str:
-    """The import statements at the top level of the tests: in one module with them (as
-    upstream runs a task), the solution sees what they import (a canonical solution that
-    uses ``pd`` the tests imported). Only imports: the tests themselves never cross."""
+def _tests_top_level(source: str) -> str:
+    """The tests' module but its test cases: upstream runs a task as one module, the
+    solution then the tests, so the solution sees what they import (a canonical solution
+    that uses ``pd`` the tests imported) and what they set up (Django's settings
+    configured, matplotlib's backend chosen, their constants). The test cases themselves
+    never run there: the verdict is the check's."""
     import ast
 
     try:
@@ -197,10 +199,13 @@ def _top_level_imports(source: str) -> str:
         return ""
     found = []
     for node in tree.body:
-        absolute = isinstance(node, ast.Import) or (
-            isinstance(node, ast.ImportFrom) and node.level == 0
-        )
-        segment = ast.get_source_segment(source, node) if absolute else None
+        if isinstance(node, ast.ImportFrom) and node.level:
+            continue  # a relative import has no package in the answer's module
+        if isinstance(node, ast.ClassDef) and any(
+            "TestCase" in ast.unparse(base) for base in node.bases
+        ):
+            continue
+        segment = ast.get_source_segment(source, node)
         if segment:
             found.append(segment)
     return "\n".join(found)
@@ -295,7 +300,7 @@ def _bigcodebench_module(solution: str, prelude: str, tests: str) -> _types.Modu
     if apart is None:
         exec(compile(solution, "<solution>", "exec"), module.__dict__)
         return module
-    names = apart.load_module("__test__", solution, after=_top_level_imports(tests))
+    names = apart.load_module("__test__", solution, after=_tests_top_level(tests))
     if prelude:
         exec(compile(prelude, "<prompt>", "exec"), module.__dict__)
     needed = _names_loaded(tests)

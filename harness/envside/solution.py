@@ -124,10 +124,15 @@ def _serve_one(request: bytes, report_fd: int, recorder: WarningRecorder | None)
     channel = crossing.CHANNEL
     channel.report_fds.append(report_fd)
     try:
-        if request.startswith(crossing.MARK):
-            report, blobs = crossing_request(request[len(crossing.MARK) :], recorder)
-        else:
-            report, blobs = serve(request, recorder)
+        try:
+            if request.startswith(crossing.MARK):
+                report, blobs = crossing_request(request[len(crossing.MARK) :], recorder)
+            else:
+                report, blobs = serve(request, recorder)
+        except Exception as exc:
+            # what escaped the request's own handling is the request's outcome, not a
+            # process that ends without a word
+            report, blobs = _raised(exc, crossing.CHANNEL.kept, with_state=False)
         guard.send_report(report_fd, report, blobs)
     finally:
         channel.report_fds.pop()
@@ -270,9 +275,16 @@ def _load_module(name: str, source: str, filename: str, after: str = "") -> type
     crossing.CODE_GLOBALS[:] = [module.__dict__]  # a test's function sent as code runs here
     _exec(compile(source, path, "exec"), module.__dict__)
     if after:
-        # the imports the tests make in the same module upstream (never the tests)
+        # what the tests' module does beside its test cases, in the same module as
+        # upstream runs it; statement by statement, as far as each goes (one that fails
+        # here, a download with no network, leaves the others)
+        import ast
+
         with contextlib.suppress(Exception):
-            _exec(compile(after, "<tests' imports>", "exec"), module.__dict__)
+            for node in ast.parse(after).body:
+                with contextlib.suppress(Exception):
+                    code = compile(ast.Module([node], []), "<the tests' module>", "exec")
+                    _exec(code, module.__dict__)
     return module
 
 
@@ -288,10 +300,13 @@ def _names(module: types.ModuleType, kept: crossing.Lent) -> dict[str, list[Any]
 def _name_kind(value: Any, module: str, kept: crossing.Lent) -> list[Any]:
     """A function or class of the module's own by a number, a module by its name,
     anything else a value (sent as data when asked for)."""
-    if isinstance(value, types.ModuleType):
-        return ["module", value.__name__]
-    if callable(value) and getattr(value, "__module__", None) == module:
-        return ["function", kept.lend(value)]
+    try:
+        if isinstance(value, types.ModuleType):
+            return ["module", value.__name__]
+        if callable(value) and getattr(value, "__module__", None) == module:
+            return ["function", kept.lend(value)]
+    except Exception:
+        pass  # an object that raises when asked (Django's unconfigured ``settings``)
     return ["value"]
 
 
