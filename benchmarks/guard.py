@@ -2,6 +2,7 @@
 
     python benchmarks/guard.py [--combo ds1000-2024] [--limit N] [--models codex002,...]
     python benchmarks/guard.py --combo latest --skip "sandbox only"   # equivalence only
+    python benchmarks/guard.py --library Tensorflow                   # one library's problems
 
 Runs DS-1000 (references and the published model answers) in one combo three times in
 this one invocation: as shipped (sandbox + guard), sandbox only (``--no-guard``), and
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,10 @@ def main() -> int:
         help="each configuration in one run, one after the other (not library by library)",
     )  # fmt: skip
     parser.add_argument(
+        "--library", action="append", default=[], choices=LIBRARIES,
+        help="these of DS-1000's libraries only (default: all seven)",
+    )  # fmt: skip
+    parser.add_argument(
         "--skip", action="append", default=[], choices=[c for c in CONFIGS if c != "unprotected"],
         help="leave out a configuration (e.g. for an equivalence check only)",
     )  # fmt: skip
@@ -102,7 +108,7 @@ def main() -> int:
         chosen = [name for name in CONFIGS if name not in args.skip]
         walls = dict.fromkeys(chosen, 0.0)
         runs: dict[str, dict[tuple[str, str], dict[str, Any]]] = {n: {} for n in chosen}
-        slices = [""] if args.whole else list(LIBRARIES)
+        slices = [""] if args.whole else list(args.library or LIBRARIES)
         for turn, library in enumerate(slices):
             for name in chosen[turn % len(chosen) :] + chosen[: turn % len(chosen)]:
                 run_id = name.replace(" + ", "-").replace(" ", "-")
@@ -134,6 +140,14 @@ def main() -> int:
         print(
             f"\nthe guard over the sandbox alone: {walls['sandbox + guard'] / walls['sandbox only'] - 1:+.0%}"
             " wall clock"
+        )
+    for name, rows in runs.items():
+        # what the guard says about how an answer was graded (no answer runs beside its
+        # check: such a note would say so)
+        notes = Counter(str(r["note"])[:80] for r in rows.values() if r.get("note"))
+        print(
+            f"{name}: {sum(notes.values())} outcomes with a note"
+            + "".join(f"\n  {count} × {note}" for note, count in notes.most_common(5))
         )
     for name, changed in differences.items():
         for (problem, source), before, after, message in changed:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import io
 import json
+import math
 import operator
 import pickle
 import sys
@@ -599,3 +600,22 @@ def test_a_tests_function_sent_as_code_keeps_its_name_signature_and_annotations(
     assert copy is not f and copy.__name__ == "f"
     assert copy.__annotations__ == {"x": int, "y": "str", "return": None}
     assert str(inspect.signature(copy)) == str(inspect.signature(f))
+
+
+def test_numpys_and_maths_nan_come_back_as_the_checks_own() -> None:
+    # containers compare items by identity first: [np.nan] == [np.nan] in one process
+    np = pytest.importorskip("numpy")
+    lent = crossing.Lent()
+    buffer = io.BytesIO()
+    crossing.ToChecker(buffer, lent).dump([np.nan, math.nan, float("nan"), 1.5])
+
+    def persistent(pid: object) -> object:
+        assert isinstance(pid, tuple) and pid[0] == "nan"
+        return crossing.nan_constant(pid[1])
+
+    unpickler = pickle.Unpickler(io.BytesIO(buffer.getvalue()))
+    unpickler.persistent_load = persistent  # type: ignore[assignment]
+    got = unpickler.load()
+    assert got[0] is np.nan and got[1] is math.nan  # noqa: PLW0177 - the very objects
+    assert math.isnan(got[2]) and got[2] is not np.nan and got[2] is not math.nan  # noqa: PLW0177
+    assert got == [np.nan, math.nan, got[2], 1.5]

@@ -34,6 +34,7 @@ import importlib
 import importlib.util
 import io
 import marshal
+import math
 import operator
 import os
 import pickle
@@ -1265,6 +1266,9 @@ class ToChecker(pickle.Pickler):
             number = _unchanged(obj)
             if number is not None:
                 return ("sent", number)  # the check's own object, as it sent it
+        if type(obj) is float and math.isnan(obj):
+            which = _nan_constant(obj)
+            return None if which is None else ("nan", which)
         if type(obj) in _PLAIN:
             return None
         if isinstance(obj, CheckerObject):
@@ -1278,6 +1282,26 @@ class ToChecker(pickle.Pickler):
 
 
 KINDS: Dict[int, str] = {}  # number of a kept object → how the check sees it
+
+
+# ``np.nan`` and ``math.nan`` are one object each in a process, and containers compare
+# their items by identity first: ``[np.nan] == [np.nan]`` holds where ``nan == nan`` does
+# not. The answer's constant comes back as the check's own (a test's ``assertEqual(result,
+# [np.nan, np.nan])``); any other NaN is a NaN.
+def _nan_constant(value: float) -> Optional[int]:
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and value is getattr(numpy, "nan", None):
+        return 0
+    if value is math.nan:  # noqa: PLW0177 - the very object, not its value
+        return 1
+    return None
+
+
+def nan_constant(which: int) -> float:
+    numpy = sys.modules.get("numpy")
+    if which == 0 and numpy is not None and type(getattr(numpy, "nan", None)) is float:
+        return numpy.nan  # type: ignore[no-any-return]
+    return math.nan if which == 1 else float("nan")
 
 
 def dumps_to_checker(value: Any, kept: Lent, top: Any = None) -> bytes:
