@@ -1374,6 +1374,8 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
     STYLE_BEFORE.clear()
     STYLE_BEFORE.update(style() or {})
     _follow_the_tests_figures(context.get("figures"))
+    if context.get("patches"):
+        _start_backend()
     undo: List[Callable[[], None]] = []
     try:
         for where, attribute, value in context.get("patches") or []:
@@ -1391,6 +1393,17 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
         for step in reversed(undo):
             with contextlib.suppress(Exception):
                 step()
+
+
+def _start_backend() -> None:
+    """pyplot's backend started before the test's patches are applied: starting it sets
+    ``__signature__`` on ``pyplot.show``, which, patched, is a mock the check lent (in one
+    process the mock takes the attribute; a lent object's special attributes are out of
+    the answer's reach)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        with contextlib.suppress(Exception):
+            getattr(pyplot, "_get_backend_mod", lambda: None)()
 
 
 # The warnings a call raised, for the check: [category, message, filename, line].
