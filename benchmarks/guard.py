@@ -100,7 +100,14 @@ def main() -> int:
         # configuration pays for either
         first = args.models.split(",")[0]
         warm = argparse.Namespace(**{**vars(args), "models": first})
-        once = run([], warm, results, "warm-up")
+        once = (
+            sum(
+                run([], warm, results, f"warm-up-{library.lower()}", library)
+                for library in args.library
+            )
+            if args.library
+            else run([], warm, results, "warm-up")
+        )
         print(
             f"one-time, before the configurations: the environment and the admission "
             f"measured on the references ({first}'s answers run beside them): {once:.0f} s\n"
