@@ -20,6 +20,7 @@ import unittest
 import urllib.error
 import warnings
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -590,7 +591,7 @@ def test_warnings_are_raised_again_under_the_tests_filters() -> None:
 
 
 def test_a_tests_function_sent_as_code_keeps_its_name_signature_and_annotations() -> None:
-    namespace: dict[str, object] = {}
+    namespace: dict[str, Any] = {}
     source = "def f(x: int, y: 'str' = 'a') -> None:\n    return None\n"
     exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
     f = namespace["f"]
@@ -614,7 +615,7 @@ def test_numpys_and_maths_nan_come_back_as_the_checks_own() -> None:
         return crossing.nan_constant(pid[1])
 
     unpickler = pickle.Unpickler(io.BytesIO(buffer.getvalue()))
-    unpickler.persistent_load = persistent  # type: ignore[assignment]
+    unpickler.persistent_load = persistent  # type: ignore[method-assign]
     got = unpickler.load()
     assert got[0] is np.nan and got[1] is math.nan  # noqa: PLW0177 - the very objects
     assert math.isnan(got[2]) and got[2] is not np.nan and got[2] is not math.nan  # noqa: PLW0177
