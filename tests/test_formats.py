@@ -640,3 +640,32 @@ def test_notebook_cells_pair_up_in_order(
         for s in row["steps"]
     ]
     assert got == steps
+
+
+def test_the_answers_module_runs_the_tests_set_up_but_never_their_values() -> None:
+    tests = textwrap.dedent('''
+        """Tests for task_func: the expected output is 42."""
+        import unittest
+        from django.conf import settings
+        try:
+            from zoneinfo import ZoneInfo
+        except ImportError:
+            from pytz import timezone as ZoneInfo
+        if not settings.configured:
+            settings.configure(DEBUG=True)
+        matplotlib.use("Agg")
+        EXPECTED = [1, 2, 3]
+        if True:
+            HIDDEN = 42
+        def expected():
+            return 42
+        class TestCases(unittest.TestCase):
+            def test_it(self):
+                self.assertEqual(task_func(), EXPECTED)
+    ''')
+    kept = formatlib._tests_top_level(tests)
+    names = {type(node).__name__ for node in ast.parse(kept).body}
+    assert names == {"Import", "ImportFrom", "Try", "If", "Expr"}
+    assert "settings.configure(DEBUG=True)" in kept and 'matplotlib.use("Agg")' in kept
+    for hidden in ("EXPECTED", "HIDDEN", "42", "def expected", "TestCases"):
+        assert hidden not in kept

@@ -43,13 +43,15 @@ SUM_TESTS = """
 import unittest
 import random
 
+EXPECTED_SUM = 6
+
 class TestCases(unittest.TestCase):
     def setUp(self):
         random.seed(0)
         self.data = [3, 1, 2]
 
     def test_sum(self):
-        self.assertEqual(task_func([1, 2, 3]), 6)
+        self.assertEqual(task_func([1, 2, 3]), EXPECTED_SUM)
 
     def test_empty(self):
         self.assertEqual(task_func([]), 0)
@@ -294,6 +296,15 @@ BCB_ATTACKS: dict[str, tuple[str, str]] = {
             "                _h.write('import os; os._exit(0)\\n')\n"
             "        except OSError:\n            pass\n"
             "def task_func(numbers):\n    return -1\n"
+        ),
+    ),
+    "read-the-tests-constant": (
+        "sum",
+        (
+            "def task_func(numbers):\n"
+            "    if numbers == [1, 2, 3]:\n"
+            "        return globals().get('EXPECTED_SUM', -1)\n"
+            "    return sum(numbers)\n"
         ),
     ),
     "mutate-the-shared-input": (
@@ -792,6 +803,8 @@ def test_every_canary_passes(attacked: Run) -> None:
         ("bigcodebench/BigCodeBench/skip-every-test", "error", "SkipTest"),
         ("bigcodebench/BigCodeBench/exit-0-at-call", "crash", "exited with status 0"),
         ("bigcodebench/BigCodeBench/always-equal", "fail", "<the solution's object> != 0"),
+        # the tests' values stay in the check: their module's constants never reach the answer
+        ("bigcodebench/BigCodeBench/read-the-tests-constant", "fail", "-1 != 6"),
         # the emptied list is the test's own, as in one process: the test reads it emptied
         ("bigcodebench/BigCodeBench/mutate-the-shared-input", "fail", "[] != [3, 1, 2]"),
         ("bigcodebench/BigCodeBench/mock-private-parts", "error", "a mock's own machinery"),

@@ -186,24 +186,38 @@ def _names_loaded(source: str) -> set[str]:
 
 
 def _tests_top_level(source: str) -> str:
-    """The tests' module but its test cases: upstream runs a task as one module, the
-    solution then the tests, so the solution sees what they import (a canonical solution
-    that uses ``pd`` the tests imported) and what they set up (Django's settings
-    configured, matplotlib's backend chosen, their constants). The test cases themselves
-    never run there: the verdict is the check's."""
+    """What of the tests' module the solution's module also runs: upstream runs a task as
+    one module, the solution then the tests, so the solution sees what they import (a
+    canonical solution that uses ``pd`` the tests imported) and what they set up
+    (Django's settings configured, matplotlib's backend chosen, ``sys.path`` extended).
+
+    Only imports and statements that bind no name: the tests' values (an expected
+    output kept as a constant, a helper that computes one) and their test cases stay in
+    the check, where the verdict is made."""
     import ast
 
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ""
+    binds = (
+        ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr,
+        ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+        ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.Global,
+    )  # fmt: skip
     found = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.level:
             continue  # a relative import has no package in the answer's module
-        if isinstance(node, ast.ClassDef) and any(
-            "TestCase" in ast.unparse(base) for base in node.bases
-        ):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            pass
+        elif not isinstance(node, (ast.If, ast.Expr, ast.Try)):
+            continue
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring: it would become the module's ``__doc__``
+        elif any(isinstance(n, binds) for n in ast.walk(node)):
+            # a name bound here could hold the tests' values; a ``try`` of imports binds
+            # by importing only, and is kept
             continue
         segment = ast.get_source_segment(source, node)
         if segment:
