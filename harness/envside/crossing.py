@@ -1375,7 +1375,7 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
     STYLE_BEFORE.update(style() or {})
     _follow_the_tests_figures(context.get("figures"))
     if context.get("patches"):
-        _start_backend()
+        start_backend()
     undo: List[Callable[[], None]] = []
     try:
         for where, attribute, value in context.get("patches") or []:
@@ -1395,11 +1395,12 @@ def applied(context: Any, modules: Dict[str, types.ModuleType]) -> Iterator[None
                 step()
 
 
-def _start_backend() -> None:
-    """pyplot's backend started before the test's patches are applied: starting it sets
-    ``__signature__`` on ``pyplot.show``, which, patched, is a mock the check lent (in one
-    process the mock takes the attribute; a lent object's special attributes are out of
-    the answer's reach)."""
+def start_backend() -> None:
+    """pyplot's backend started, where pyplot is imported. In the solution's process,
+    before the test's patches are applied: starting it sets ``__signature__`` on
+    ``pyplot.show``, which, patched, is a mock the check lent (a lent object's special
+    attributes are out of the answer's reach). In the check's, before figures are admitted
+    (starting it imports modules, which admission refuses)."""
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is not None:
         with contextlib.suppress(Exception):

@@ -870,14 +870,9 @@ class Guard:
         if pyplot_there and "matplotlib.pyplot" not in sys.modules:
             with contextlib.suppress(Exception):
                 importlib.import_module("matplotlib.pyplot")
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is not None:
-            with contextlib.suppress(Exception):
-                getattr(pyplot, "_get_backend_mod", lambda: None)()
-        if pyplot is None or not isinstance(numbers, list) or not numbers:
+        crossing.start_backend()
+        if "matplotlib.pyplot" not in sys.modules or not isinstance(numbers, list) or not numbers:
             return
-        with contextlib.suppress(Exception):
-            getattr(pyplot, "_get_backend_mod", lambda: None)()
         copies = {id(self.figures[n]) for n in numbers if type(n) is int and n in self.figures}
         for manager in crossing.figure_managers().values():
             if id(manager.canvas.figure) in copies:
@@ -1022,13 +1017,10 @@ class Guard:
         if len(names) != len(report.get("values", [])) or any(n.startswith("__") for n in names):
             # what the solution assigned is named like a variable; never ``__builtins__``
             raise GuardRefusedError("the report names a value that is not a variable of its own")
-        pyplot = sys.modules.get("matplotlib.pyplot")
-        if pyplot is not None:
-            # A figure (sent back as one, or held by a variable) re-registers itself with
-            # pyplot's backend, which this process may never have started: start it here,
-            # not in the middle of admitting a value (it imports modules).
-            with contextlib.suppress(Exception):
-                getattr(pyplot, "_get_backend_mod", lambda: None)()
+        # A figure (sent back as one, or held by a variable) re-registers itself with
+        # pyplot's backend, which this process may never have started: start it here,
+        # not in the middle of admitting a value (it imports modules).
+        crossing.start_backend()
         for name, blob in zip(names, blobs):
             try:
                 value = transport.admit(blob, self.allowlist, self.usage)
