@@ -23,8 +23,8 @@ import nox
 ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT))  # the spec parser, without installing the package into nox's env
 
-from harness import spec  # noqa: E402
-from harness.errors import HarnessError  # noqa: E402
+from harness.core.errors import HarnessError  # noqa: E402
+from harness.matrix import spec  # noqa: E402
 
 nox.needs_version = ">=2024.4.15"
 nox.options.default_venv_backend = "uv"

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.pipeline import load_problems  # noqa: E402
-from harness.problem import REFERENCE  # noqa: E402
-from harness.rundir import RunDir  # noqa: E402
+from harness.core.problem import REFERENCE  # noqa: E402
+from harness.execute.rundir import RunDir  # noqa: E402
+from harness.problems.sets import load as load_problems  # noqa: E402
 
 if TYPE_CHECKING:
-    from harness.results import Outcome
+    from harness.core.results import Outcome
 
 
 def write_answers(problems: list[str], path: Path) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.results import Outcome  # noqa: E402, TC001
-from harness.rundir import RunDir  # noqa: E402
+from harness.core.results import Outcome  # noqa: E402, TC001
+from harness.execute.rundir import RunDir  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

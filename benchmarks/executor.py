@@ -31,10 +31,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import problemsets, spec  # noqa: E402
-from harness.envs import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.problem import REFERENCE, Problem, Solution  # noqa: E402
-from harness.runner import Execution, RunOptions, batch_payload  # noqa: E402
+from harness.core.problem import REFERENCE, Problem, Solution  # noqa: E402
+from harness.envs.build import ENVSIDE, EnvBuilder  # noqa: E402
+from harness.execute.runner import Execution, RunOptions, batch_payload  # noqa: E402
+from harness.matrix import spec  # noqa: E402
+from harness.problems import sets as problemsets  # noqa: E402
 
 DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
 

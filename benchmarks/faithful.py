@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.causes import Cause, diagnose  # noqa: E402
-from harness.results import Status  # noqa: E402
-from harness.rundir import RunDir  # noqa: E402
+from harness.analysis.causes import Cause, diagnose  # noqa: E402
+from harness.core.results import Status  # noqa: E402
+from harness.execute.rundir import RunDir  # noqa: E402
 
 DS1000_NAMES = {
     "Matplotlib": "matplotlib",

@@ -96,7 +96,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(args.results or tmp)
         # build (or reuse) the env first, and have the guard measure what the references'
-        # values use in it (harness/admission.py: once per environment, kept): no
+        # values use in it (harness/execute/admission.py: once per environment, kept): no
         # configuration pays for either
         first = args.models.split(",")[0]
         warm = argparse.Namespace(**{**vars(args), "models": first})

@@ -6,7 +6,7 @@ An option several subcommands take (``--matrix``, ``--problems``, ``--env-dir``â
 as they always have; an option that means something else in one subcommand (``bisect
 --library`` names one library to bisect) is an option of its own.
 
-Option names are the fields of :class:`harness.rundir.RunRequest`: ``--no-reference`` is
+Option names are the fields of :class:`harness.execute.rundir.RunRequest`: ``--no-reference`` is
 ``no_reference`` in both.
 """
 
@@ -16,12 +16,12 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from harness.allowlist import SHIPPED
-from harness.interpreters import DOWNLOADS, downloads_setting
-from harness.nightly import GITHUB_JOB_LIMIT
-from harness.problem import REFERENCE
-from harness.runner import DEFAULT_MEMORY_MB
-from harness.runtime_data import SEABORN_URL
+from harness.app.nightly import GITHUB_JOB_LIMIT
+from harness.core.problem import REFERENCE
+from harness.envs.interpreters import DOWNLOADS, downloads_setting
+from harness.execute.allowlist import SHIPPED
+from harness.execute.runner import DEFAULT_MEMORY_MB
+from harness.problems.runtime_data import SEABORN_URL
 
 if TYPE_CHECKING:
     import argparse
@@ -108,6 +108,8 @@ COMBOS = Option(
 KEYWORD = Option(("-k",), dest="keyword", help="only combos whose id contains this")
 TAG = Option(("-t", "--tag"), action="append", help="only combos with this tag")
 SELECT_COMBOS = (MATRIX, COMBOS, KEYWORD, TAG)
+# harness bisect: the run's own matrix for --run, matrix.toml for --problem
+BISECT_MATRIX = replace(MATRIX.bare, default=None)
 
 COMBO = Option(("--combo",), help="other libraries pinned as in this combo (default: baseline)")
 ENV_OF_COMBO = COMBO.helped("env whose scikit-learn runs the fetchers (default: baseline)")

@@ -1,4 +1,4 @@
-"""The guard admits what the references' values use in each combo (harness/admission.py).
+"""The guard admits what the references' values use in each combo (harness/execute/admission.py).
 
 A value of a class the shipped allowlist has never met is refused, and an honest answer
 with it: that is what a release the list has not seen does to every honest answer. Measured
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import admission, allowlist
-from harness.envs import EnvInfo
-from harness.problem import Problem, Solution
-from harness.runner import Execution, RunOptions
+from harness.core.problem import Problem, Solution
+from harness.envs.build import EnvInfo
+from harness.execute import admission, allowlist
+from harness.execute.runner import Execution, RunOptions
 from tests.conftest import run_harness
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"

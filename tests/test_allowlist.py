@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import allowlist
+from harness.core.errors import UsageError
+from harness.core.results import Outcome, Status, write_json
 from harness.envside.transport import Allowlist
-from harness.errors import UsageError
-from harness.results import Outcome, Status, write_json
-from harness.rundir import RunDir
+from harness.execute import allowlist
+from harness.execute.rundir import RunDir
 
 
 def recorded_run(root: Path, name: str, usages: list[dict[str, list[str]]]) -> Path:

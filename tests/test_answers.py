@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.answers import load_answers, model_name, postprocess
-from harness.errors import ProblemError
-from harness.problem import Problem
+from harness.core.errors import ProblemError
+from harness.core.problem import Problem
+from harness.problems.answers import load_answers, model_name, postprocess
 
 CONTEXT = "def test_execution(solution):\n    pass\n"
 

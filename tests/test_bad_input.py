@@ -22,8 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import answers, cli, problemsets
-from harness.errors import HarnessError
+from harness import cli
+from harness.core.errors import HarnessError
+from harness.problems import answers
+from harness.problems import sets as problemsets
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = 300

@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
-from harness import pipeline
-from harness.progress import QuietReporter
-from harness.rundir import RunRequest
+from harness.app import plan as planning
+from harness.app import run as app_run
+from harness.execute.progress import QuietReporter
+from harness.execute.rundir import RunRequest
 from tests.conftest import ROOT
 
 PUBLISHED = ROOT.parent / "shared" / "data" / "bigcodebench" / "BigCodeBench-v0.1.5.jsonl.gz"
@@ -96,14 +97,14 @@ def bcb_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         problems=(str(PUBLISHED),),
         problem_id=tuple(tasks),
     )
-    job = pipeline.plan(
+    job = planning.plan(
         request,
         results=root / "results",
         env_root=(ROOT / env_root).absolute(),
         run_id="bcb",
         jobs=2,
     )
-    summary = pipeline.run(job, QuietReporter())
+    summary = app_run.run(job, QuietReporter())
     return {
         "tasks": tasks,
         "summary": json.loads(job.run_dir.summary_json.read_text()),

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 import pytest
 from packaging.version import Version
 
-from harness import bisection
-from harness.bisection import Answer, Need
-from harness.envs import EnvInfo
-from harness.problem import REFERENCE, Problem, Solution
-from harness.results import CapturedWarning, Outcome, Status
-from harness.runner import Execution
+from harness.core.findings import Finding
+from harness.core.problem import REFERENCE, Problem, Solution
+from harness.core.results import CapturedWarning, Outcome, Status
+from harness.envs.build import EnvInfo
+from harness.execute.runner import Execution
+from harness.labs import bisection
+from harness.labs import lab as lab_mod
+from harness.labs.lab import Answer, Need
 
 PANDAS_PROBLEM = Problem(
     "s/1",
@@ -95,7 +97,7 @@ def v(text: str) -> Version:
 
 def test_bisection_finds_the_first_bad_release_in_log_steps() -> None:
     lab = FakeLab(fails=lambda vs: v(vs["pandas"]) >= v("2.0.0"))
-    (f,) = bisection.drive(
+    (f,) = lab_mod.drive(
         lab,
         [
             bisection.bisect_library(
@@ -114,7 +116,7 @@ def test_unbuildable_releases_are_skipped() -> None:
         fails=lambda vs: v(vs["pandas"]) >= v("2.1.0"),
         installs=lambda py, vs: vs["pandas"] not in ("2.0.3", "2.1.0"),
     )
-    (f,) = bisection.drive(
+    (f,) = lab_mod.drive(
         lab,
         [
             bisection.bisect_library(
@@ -128,7 +130,7 @@ def test_unbuildable_releases_are_skipped() -> None:
 
 def test_same_outcome_at_both_ends() -> None:
     lab = FakeLab(fails=lambda vs: False)
-    (f,) = bisection.drive(
+    (f,) = lab_mod.drive(
         lab,
         [bisection.bisect_library(EXECUTION, "pandas", "1.5.3", "3.1.1", "3.11", {}, releases)],
     )
@@ -136,12 +138,12 @@ def test_same_outcome_at_both_ends() -> None:
     assert f.how == "the outcome is the same (pass) at both ends"
 
 
-def investigation(lab: FakeLab, pythons: list[str], named: str = "") -> bisection.Finding:
+def investigation(lab: FakeLab, pythons: list[str], named: str = "") -> Finding:
     good = {"pandas": "1.5.3", "numpy": "1.26.4"}
     bad = {"pandas": "3.1.1", "numpy": "2.1.3"}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bisection, "pythons_between", lambda a, b: pythons)
-        (f,) = bisection.drive(
+        (f,) = lab_mod.drive(
             lab,
             [
                 bisection.investigate(
@@ -213,7 +215,7 @@ def test_shared_questions_are_answered_once() -> None:
         bisection.bisect_library(EXECUTION, "pandas", "1.5.3", "3.1.1", "3.11", {}, releases)
         for _ in range(3)
     ]
-    findings = bisection.drive(lab, gens)
+    findings = lab_mod.drive(lab, gens)
     assert {f.first_bad for f in findings} == {"2.0.0"}
     # three investigations, each asked every step in lockstep: one round per step
     assert len(lab.asked) == 3 * findings[0].trials

@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from harness.causes import Cause, Diagnosis, diagnose, site
-from harness.results import Outcome, Part, Status
+from harness.analysis.causes import Cause, Diagnosis, diagnose, site
+from harness.core.results import Outcome, Part, Status
 
 PANDAS_TB = "<program>:10 in generate_ans\n/env/lib/python3.13/site-packages/pandas/core/generic.py:6434 in __getattr__"
 NUMPY_TB = (
@@ -174,7 +174,7 @@ def test_timeouts_crashes_and_non_failures() -> None:
         assert diagnose(outcome(status)) is None
 
 
-# -- Python itself, and what BigCodeBench's driver adds (harness/formats/bigcodebench.py) ----
+# -- Python itself, and what BigCodeBench's driver adds (harness/problems/formats/bigcodebench.py) ----
 
 UNITTEST_TB = "/py/lib/python3.13/unittest/case.py:12 in run\n<tests>:40 in test_round"
 

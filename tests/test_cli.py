@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import pipeline
-from harness.bisection import Finding
+from harness.app.bisect import Bisected, BisectTarget
 from harness.cli import main
-from harness.problem import Problem, Solution
-from harness.runner import Execution
-from harness.spec import Combo, MatrixSpec
+from harness.core.findings import Finding
+from harness.core.problem import Problem, Solution
+from harness.execute.runner import Execution, RunOptions
+from harness.matrix.spec import Combo, MatrixSpec, load
 from tests.conftest import ROOT, Writer, run_harness
 
 
@@ -58,7 +58,9 @@ def test_combos_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["combos", "--json", "-t", "baseline"]) == 0
     (combo,) = json.loads(capsys.readouterr().out)
     assert combo["id"] == "ds1000-2024" and combo["baseline"] is True
-    assert combo["libraries"]["pandas"] == "1.5.3"
+    constraints = {lib["library"]: lib["constraint"] for lib in combo["libraries"]}
+    assert constraints["pandas"] == "1.5.3"
+    assert Combo.from_dict(combo) in load(ROOT / "matrix.toml").combos  # it round-trips
 
 
 def test_python_dash_m_and_console_script_agree() -> None:
@@ -69,13 +71,14 @@ def test_python_dash_m_and_console_script_agree() -> None:
 
 def test_what_bisect_prints_of_a_finding() -> None:
     problem = Problem("ds1000/47", "47", "ds1000", "pandas", "", "r", "")
-    target = pipeline.BisectTarget(
+    target = BisectTarget(
         MatrixSpec(Path("m.toml"), (), "base"),
         Combo("base", "3.11", ()),
         Execution(problem, Solution("ds1000/47", "reference", "r")),
+        RunOptions(),
     )
     found = Finding("ds1000/47", "reference", "pandas 1.5.3", "pandas 2.2.3", "pandas")
-    assert pipeline.Bisected(target, found, "pandas").lines() == [
+    assert Bisected(target, found, "pandas").lines() == [
         "ds1000/47 (reference): no first bad release: "
     ]
     found = dataclasses.replace(
@@ -88,7 +91,7 @@ def test_what_bisect_prints_of_a_finding() -> None:
         candidates=9,
         trials=4,
     )
-    assert pipeline.Bisected(target, found, "pandas").lines() == [
+    assert Bisected(target, found, "pandas").lines() == [
         "ds1000/47 (reference): first bad release pandas 2.0.0 (last good 1.5.3; 9 releases, 4 trials, Python 3.11)",
         "  fails with: AttributeError: append",
         "  pandas 1.5.3 warned: FutureWarning: append is deprecated",

@@ -1,4 +1,4 @@
-"""The codemod catalogue (harness/repair): before → after for each API change, the
+"""The codemod catalogue (harness/labs/repair): before → after for each API change, the
 negative cases that must stay, idempotence, bad input, and the link to the catalogue.
 
 Several snippets paraphrase the drifted code DS-1000's problems carry (their
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ProblemError
-from harness.repair import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply, diff
-from harness.repair.pandas_api import new_frequency
-from harness.staleness import load_catalogue
+from harness.analysis.staleness import load_catalogue
+from harness.core.errors import ProblemError
+from harness.labs.repair import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply, diff
+from harness.labs.repair.pandas_freq import new_frequency
 
 
 def _d(text: str) -> str:

@@ -15,14 +15,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness import pipeline, spec
-from harness.formats.ours import compact_context
-from harness.problem import IDIOM_PREFIX, Problem, Solution, imported_modules
-from harness.problemsets import load_problems
-from harness.progress import QuietReporter
-from harness.repair.codemods import CODEMODS, DEFAULT, apply
-from harness.rundir import RunDir
-from harness.runner import RunOptions
+from harness.app import run as app_run
+from harness.core.problem import IDIOM_PREFIX, Problem, Solution, imported_modules
+from harness.execute.job import Job
+from harness.execute.progress import QuietReporter
+from harness.execute.rundir import RunDir
+from harness.execute.runner import RunOptions
+from harness.labs.repair.codemods import CODEMODS, DEFAULT, apply
+from harness.matrix import spec
+from harness.problems.formats.ours import compact_context
+from harness.problems.sets import load_problems
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
@@ -189,7 +191,7 @@ def test_old_idioms_fail_in_the_newest_release_and_their_rewrites_pass(tmp_path:
     (latest,) = [c for c in matrix.combos if c.id == "latest"]
     env_root = os.environ.get("HARNESS_ENV_DIR", str(ROOT / ".harness" / "envs"))
     problems, solutions, runs = _cases()
-    job = pipeline.Job(
+    job = Job(
         spec=matrix,
         combos=[latest],
         problems=problems,
@@ -198,7 +200,7 @@ def test_old_idioms_fail_in_the_newest_release_and_their_rewrites_pass(tmp_path:
         env_root=(ROOT / env_root).absolute(),
         options=RunOptions(jobs=2, timeout=matrix.timeout),
     )
-    pipeline.run(job, QuietReporter())
+    app_run.run(job, QuietReporter())
     status = {(o.problem_id, o.source): o for o in job.run_dir.read_all()}
     wrong = []
     for name, where in sorted(runs.items()):

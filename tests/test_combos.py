@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.combos import ID_PATTERN, expand, make_id, select, slug
+from harness.matrix.combos import ID_PATTERN, expand, make_id, select, slug
 
 
 def test_expand_product_exclude_include() -> None:

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness import doctor, interpreters
-from harness.doctor import MISSING, OK, WARNING, Check
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.envs import doctor, interpreters
+from harness.envs.doctor import MISSING, OK, WARNING, Check
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 from tests.conftest import ROOT, run_harness
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def test_check_disk(
         "disk",
         status,
         f"{tmp_path}/envs: {free} MiB free, 2 combos need up to 4668 MiB "
-        "(per-library sizes in harness/doctor.py)",
+        "(per-library sizes in harness/envs/doctor.py)",
         fix,
     )
 

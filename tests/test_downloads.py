@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import downloads, problemsets
-from harness.downloads import (
+from harness.core.errors import ProblemError
+from harness.problems import downloads
+from harness.problems import sets as problemsets
+from harness.problems.downloads import (
     DS1000_URL,
     NAMED,
     NAMED_SETS,
@@ -29,7 +31,6 @@ from harness.downloads import (
     resolve,
     sha256_of,
 )
-from harness.errors import ProblemError
 from tests.conftest import DS1000_FILE, ROOT, needs_ds1000
 
 FORMATS = ROOT / "tests" / "data" / "formats"
@@ -317,7 +318,7 @@ def test_a_set_not_pinned_yet_is_kept_and_said_to_be_unverified(
     heard: list[str] = []
     got = resolve("bigcodebench-hard", tmp_path, heard.append)
     digest = hashlib.sha256(body).hexdigest()
-    note = f"sha256 {digest} is not pinned in harness/downloads.py yet: kept unverified"
+    note = f"sha256 {digest} is not pinned in harness/problems/downloads.py yet: kept unverified"
     assert heard == [f"bigcodebench-hard: {url}: {note}"]
     assert got.read_bytes() == body
     assert resolve("bigcodebench-hard", tmp_path, heard.append) == got

@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from harness.causes import Cause, Diagnosis
-from harness.drift import (
+from harness.analysis.causes import Cause, Diagnosis
+from harness.analysis.drift import (
     DriftClass,
     classify,
     era_order,
@@ -13,7 +13,7 @@ from harness.drift import (
     trajectories,
     will_break,
 )
-from harness.results import CapturedWarning, Outcome, Status
+from harness.core.results import CapturedWarning, Outcome, Status
 
 P, F, E, T, S, X = (
     Status.PASS,

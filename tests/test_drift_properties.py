@@ -25,7 +25,7 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from harness.drift import era_order
+from harness.analysis.drift import era_order
 
 Versions = dict[str, dict[str, str]]
 KEYS = ("python", "numpy", "pandas")

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from harness import interpreters
-from harness.envs import (
+from harness.envs import interpreters
+from harness.envs.build import (
     READY_MARKER,
     EnvBuilder,
     EnvInfo,
@@ -29,8 +29,8 @@ from harness.envs import (
     unwheeled_extra,
     uv_binary,
 )
-from harness.package_index import Index, IndexUnavailableError
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.matrix.package_index import Index, IndexUnavailableError
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 FULL = "3.11.7"  # the interpreter version the fake interpreter reports

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from harness.envs import ENVSIDE
+from harness.envs.build import ENVSIDE
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):

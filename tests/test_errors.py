@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import HarnessError, ProblemError, SpecError, UsageError
+from harness.core.errors import HarnessError, ProblemError, SpecError, UsageError
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import workspace
-from harness.results import repair_outcomes
+from harness.core.results import repair_outcomes
+from harness.envs import workspace
 from tests.conftest import ROOT, run_harness
 from tests.test_results import outcome as make_outcome
 
@@ -86,7 +86,7 @@ def test_the_lock_dies_with_its_holder(tmp_path: Path) -> None:
         [sys.executable, "-c", textwrap.dedent(f"""
             import time
             from pathlib import Path
-            from harness import workspace
+            from harness.envs import workspace
             with workspace.exclusive(Path({str(tmp_path)!r}), "run killed"):
                 print("held", flush=True)
                 time.sleep(60)
@@ -128,7 +128,7 @@ def test_a_full_disk_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     class Usage:
         free = 5 * 1024 * 1024
 
-    monkeypatch.setattr("harness.workspace.shutil.disk_usage", lambda _path: Usage())
+    monkeypatch.setattr("harness.envs.workspace.shutil.disk_usage", lambda _path: Usage())
     with pytest.raises(workspace.WorkspaceError) as caught:
         workspace.check_writable(tmp_path / "results")
     assert str(caught.value) == f"{tmp_path}/results: only 5 MiB free; a run needs at least 64 MiB"

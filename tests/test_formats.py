@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from harness import answers, formats, problemsets
+from harness.core.errors import ProblemError
 from harness.envside import crossing, formatlib
-from harness.errors import ProblemError
-from harness.formats import bigcodebench, cibench, exeds
+from harness.problems import answers, formats
+from harness.problems import sets as problemsets
+from harness.problems.formats import bigcodebench, cibench, exeds
 from tests.conftest import ROOT, run_harness
 
 SAMPLES = ROOT / "tests" / "data" / "formats"

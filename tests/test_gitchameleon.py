@@ -23,14 +23,16 @@ from typing import Any
 
 import pytest
 
-from harness import answers, downloads, formats, own_envs, problemsets, spec
-from harness.combos import ID_PATTERN, MAX_ID_LENGTH
+from harness.core.errors import ProblemError
+from harness.core.problem import Problem
 from harness.envside import formatlib
-from harness.errors import ProblemError
-from harness.formats import gitchameleon
-from harness.formats.common import Row
-from harness.problem import Problem
-from harness.spec import LibrarySpec, VersionKind
+from harness.matrix import own_envs, spec
+from harness.matrix.combos import ID_PATTERN, MAX_ID_LENGTH
+from harness.matrix.spec import LibrarySpec, VersionKind
+from harness.problems import answers, downloads, formats
+from harness.problems import sets as problemsets
+from harness.problems.formats import gitchameleon
+from harness.problems.formats.common import Row
 from tests.conftest import ROOT, run_harness
 
 PUBLISHED = ROOT.parent / "shared" / "data" / "gitchameleon" / "gitchameleon-dataset.tar.gz"
@@ -377,7 +379,7 @@ def test_the_named_set_is_upstreams_archive_kept_unverified(
     assert got.name == "gitchameleon.tar.gz"
     unverified = (
         f"gitchameleon: {archive.as_uri()}: sha256 {downloads.sha256_of(archive)} is not "
-        "pinned in harness/downloads.py yet: kept unverified"
+        "pinned in harness/problems/downloads.py yet: kept unverified"
     )
     assert heard == [unverified]
     assert problemsets.load_problems([got])[0].id == "gitchameleon/7"
@@ -410,7 +412,7 @@ def test_answers_in_gitchameleons_shape(dataset: Path, tmp_path: Path) -> None:
 DRIVE = """
 import json, sys
 from harness.envside.formatlib import harness_error_part
-from harness.formats.gitchameleon import DRIVER
+from harness.problems.formats.gitchameleon import DRIVER
 given = json.load(sys.stdin)
 namespace = {
     "_HARNESS_SOLUTION": given["solution"],
@@ -739,7 +741,7 @@ def test_the_combos_written_as_a_matrix_read_back_the_same(dataset: Path, tmp_pa
     envs = own_envs.derive(problemsets.load_problems([dataset]))
     text = own_envs.matrix_toml(envs.combos)
     assert text.splitlines()[:10] == [
-        "# Each problem's own environment, derived by harness.own_envs.",
+        "# Each problem's own environment, derived by harness.matrix.own_envs.",
         "[matrix]",
         "wheels_only = true",
         "",

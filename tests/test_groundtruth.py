@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness import bisection, problemsets
-from harness.envs import EnvBuilder
-from harness.package_index import Index
-from harness.problem import REFERENCE, Solution
-from harness.runner import Execution, RunOptions
+from harness.core.problem import REFERENCE, Solution
+from harness.envs.build import EnvBuilder
+from harness.execute.runner import Execution, RunOptions
+from harness.labs import bisection
+from harness.labs import lab as lab_mod
+from harness.matrix.package_index import Index
+from harness.problems import sets as problemsets
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.network
@@ -80,15 +82,15 @@ GROUND_TRUTH = [
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> bisection.Lab:
-    return bisection.Lab(EnvBuilder(tmp_path_factory.mktemp("envs")), RunOptions(jobs=1))
+def lab(tmp_path_factory: pytest.TempPathFactory) -> lab_mod.Lab:
+    return lab_mod.Lab(EnvBuilder(tmp_path_factory.mktemp("envs")), RunOptions(jobs=1))
 
 
 @pytest.mark.parametrize(
     ("problem_id", "package", "good", "bad", "python", "others", "first_bad"), GROUND_TRUTH
 )
 def test_bisection_finds_the_release(
-    lab: bisection.Lab,
+    lab: lab_mod.Lab,
     problem_id: str,
     package: str,
     good: str,
@@ -100,7 +102,7 @@ def test_bisection_finds_the_release(
     problem = next(p for p in SUITE if p.native_id == problem_id)
     execution = Execution(problem, Solution(problem.id, REFERENCE, problem.reference_code))
     releases = bisection.release_lister(Index())
-    (finding,) = bisection.drive(
+    (finding,) = lab_mod.drive(
         lab, [bisection.bisect_library(execution, package, good, bad, python, others, releases)]
     )
     assert finding.first_bad == first_bad, finding
@@ -112,11 +114,11 @@ def test_bisection_finds_the_release(
     assert finding.trials <= 2 + max(1, (candidates - 1).bit_length()) + 1, finding
 
 
-def test_bisection_in_both_directions(lab: bisection.Lab) -> None:
+def test_bisection_in_both_directions(lab: lab_mod.Lab) -> None:
     problem = next(p for p in SUITE if p.native_id == "matplotlib/cm-get-cmap")
     execution = Execution(problem, Solution(problem.id, REFERENCE, problem.reference_code))
     releases = bisection.release_lister(Index())
-    (finding,) = bisection.drive(
+    (finding,) = lab_mod.drive(
         lab,
         [
             bisection.bisect_library(

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.envs import EnvBuilder
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.envs.build import EnvBuilder
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
-    from harness.envs import EnvInfo
+    from harness.envs.build import EnvInfo
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 SCRIPT = ROOT / "tests" / "guard_generated.py"

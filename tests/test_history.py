@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import history
+from harness.analysis import history
 from harness.cli import main
-from harness.envs import EnvInfo
-from harness.errors import UsageError
-from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status, write_json
-from harness.rundir import RunDir
+from harness.core.errors import UsageError
+from harness.core.results import CapturedWarning, Outcome, OutcomeWriter, Status, write_json
+from harness.envs.build import EnvInfo
+from harness.execute.rundir import RunDir
 
 
 def make_run(

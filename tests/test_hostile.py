@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import runner
 from harness.envside import sandbox
+from harness.execute import runner
 from tests.conftest import ROOT, run_harness
 
 pytestmark = pytest.mark.network
@@ -867,9 +867,16 @@ def hostile(
 
 
 def harness_cgroups() -> set[str]:
-    return {
-        str(p) for root in ("pids", "cpu") for p in Path("/sys/fs/cgroup", root).glob("harness-*")
-    }
+    """The executions' cgroups (``harness-<runner pid>-slot<k>-<pid>``) whose runner is gone:
+    a cgroup a finished run left behind. A run on the same machine at the same time (its
+    runner alive) makes cgroups of its own, which are not this run's to clean up."""
+    found = set()
+    for root in ("pids", "cpu"):
+        for path in Path("/sys/fs/cgroup", root).glob("harness-*"):
+            runner = path.name.split("-")[1]
+            if not (runner.isdigit() and Path("/proc", runner).exists()):
+                found.add(str(path))
+    return found
 
 
 def record_mismatches(site: Path) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.history import Changes, StatusChange
+from harness.analysis.history import Changes, StatusChange
 from harness.reports import write_reports
 from tests.test_reports import PROBLEMS, make_idiom_run, make_run
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness import interpreters
 from harness.cli import _parser
+from harness.envs import interpreters
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.envs import EnvBuilder
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.envs.build import EnvBuilder
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 from tests import test_envside
 
 if TYPE_CHECKING:
-    from harness.envs import EnvInfo
+    from harness.envs.build import EnvInfo
 
 pytestmark = pytest.mark.network
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"

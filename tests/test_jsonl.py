@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.errors import ProblemError
-from harness.jsonl import line_error, read_rows
+from harness.core.errors import ProblemError
+from harness.core.jsonl import line_error, read_rows
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -1,10 +1,11 @@
-"""The two sides of the process boundary stay apart.
+"""The house in layers: the two sides of the process boundary stay apart, and on the
+host every import points one way, down the table of layers ARCHITECTURE.md shows.
 
 The env side (``harness/envside/``) runs on every combo's interpreter, Python 3.8 to
 3.13, with nothing installed but the libraries under test: it must parse as Python 3.8
 and import only the standard library and its own modules. The host never imports it to
-run it (it starts its launcher with another interpreter), so no host module may import
-it either.
+run it (it starts its launcher with another interpreter); it imports only the modules
+that declare what crosses the boundary (:data:`SHARED`), which both sides use.
 """
 
 from __future__ import annotations
@@ -65,15 +66,41 @@ def test_env_side_imports_only_the_standard_library(path: Path) -> None:
     assert foreign == []
 
 
-def test_host_modules_never_import_the_env_side() -> None:
+# The env side's modules the host may import: declarations of what crosses the boundary.
+SHARED = ("harness.envside.protocol",)
+
+
+def test_host_modules_import_only_the_shared_declarations_of_the_env_side() -> None:
     offenders = []
     for path in HOST:
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for name, level in imported_modules(tree):
-            resolved = name if level == 0 else f"(relative){name}"
-            if name.startswith("harness.envside") or "envside" in resolved.split("."):
-                offenders.append(f"{path.relative_to(ROOT)}: {name}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [
+                    node.module
+                    if node.module.startswith("harness.envside.")
+                    else f"{node.module}.{a.name}"
+                    for a in node.names
+                ]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                names = []
+            offenders += [
+                f"{path.relative_to(ROOT)}: {name}"
+                for name in names
+                if name.startswith("harness.envside") and name not in SHARED
+            ]
     assert offenders == []
+
+
+@pytest.mark.parametrize("module", SHARED)
+def test_a_shared_declaration_is_an_env_side_module_of_the_standard_library(module: str) -> None:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"), feature_version=(3, 8))
+    assert all(level == 0 or name == "" for name, level in imported_modules(tree)), (
+        "a shared module imports nothing of the env side (the host imports it as is)"
+    )
 
 
 def test_a_constant_of_the_protocol_is_defined_once() -> None:
@@ -178,6 +205,99 @@ def _one_cycle(graph: dict[str, dict[str, int]], component: list[str]) -> str:
 
 def test_the_host_package_has_no_import_cycle() -> None:
     graph = _host_import_graph()
-    assert graph["harness.formats.ds1000"], "the import graph was not built"
+    assert graph["harness.problems.formats.ds1000"], "the import graph was not built"
     cycles = _cycles(graph)
     assert cycles == [], "import cycles:\n" + "\n".join(_one_cycle(graph, c) for c in cycles)
+
+
+# -- the layers of the host --------------------------------------------------------------
+
+# Each layer imports only from the layers before it (and from itself). The same table is
+# in ARCHITECTURE.md (test_the_architecture_shows_the_layers_the_test_enforces).
+LAYERS = (
+    ("core", "values every stage shares: errors, problems, outcomes, findings, JSONL, TOML"),
+    ("matrix", "matrix.toml: combos, axes, dated timelines, own envs, the package index"),
+    ("envs", "environments: uv lock and sync, interpreters, the workspace, doctor"),
+    ("problems", "problem sets, formats, answers, downloads, runtime datasets"),
+    ("execute", "execution: options, the runner, admission, the run directory, progress"),
+    ("analysis", "what outcomes mean: drift, causes, staleness, validity, vintage, summary"),
+    ("labs", "what re-runs executions: bisection, reach, validation, repair"),
+    ("reports", "rendering only: Markdown, HTML, JUnit, charts, exports"),
+    ("app", "the jobs that compose the stages: run, plan, bisect, repair, nightly"),
+    ("cli", "arguments → one call → printing (cli.py, options.py, __main__.py)"),
+)
+_ORDER = {name: i for i, (name, _) in enumerate(LAYERS)}
+
+
+def layer_of(module: str) -> str:
+    """``harness.analysis.drift`` → analysis; a top-level module (cli, options) is cli."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in _ORDER) else "cli"
+
+
+def test_every_host_module_is_in_a_layer() -> None:
+    stray = [
+        name
+        for name in _host_import_graph()
+        if layer_of(name) == "cli"
+        and name not in ("harness", "harness.cli", "harness.options", "harness.__main__")
+    ]
+    assert stray == []
+
+
+def test_imports_point_down_the_layers() -> None:
+    graph = _host_import_graph()
+    upward = [
+        f"{module} (line {line}) imports {target}: {layer_of(module)} may not import from "
+        f"{layer_of(target)}, a later layer"
+        for module, edges in sorted(graph.items())
+        for target, line in sorted(edges.items())
+        if _ORDER[layer_of(target)] > _ORDER[layer_of(module)]
+    ]
+    assert upward == [], "\n".join(upward)
+
+
+# -- ARCHITECTURE.md is true to the code ---------------------------------------------------
+
+ARCHITECTURE = ROOT / "ARCHITECTURE.md"
+
+
+def _sections(text: str) -> dict[str, str]:
+    """The text under each heading of the page, by the heading's first `code` word."""
+    found: dict[str, str] = {}
+    current = ""
+    for line in text.splitlines():
+        if line.startswith("#"):
+            words = line.split("`")
+            current = words[1].strip("/").split("/")[-1] if len(words) > 1 else ""
+            found.setdefault(current, "")
+        else:
+            found[current] = found.get(current, "") + line + "\n"
+    return found
+
+
+def test_the_architecture_shows_the_layers_the_test_enforces() -> None:
+    rows = [
+        line.split("|")[1:3]
+        for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `")
+    ]
+    shown = tuple((name.strip().strip("`"), what.strip()) for name, what in rows)
+    assert shown == LAYERS
+
+
+def test_the_architecture_names_every_module_in_its_layer() -> None:
+    sections = _sections(ARCHITECTURE.read_text(encoding="utf-8"))
+    missing = []
+    for path in sorted((ROOT / "harness").rglob("*.py")):
+        parts = path.relative_to(ROOT / "harness").with_suffix("").parts
+        if parts[-1] == "__init__" and parts[0] != "reports":
+            continue
+        if len(parts) == 1:  # cli.py, options.py, __main__.py
+            where, name = "", f"{parts[0]}.py"
+        else:
+            where, name = parts[0], parts[-1]
+        text = sections.get(where, "") if where else ARCHITECTURE.read_text(encoding="utf-8")
+        if f"`{name}`" not in text:
+            missing.append(str(path.relative_to(ROOT)))
+    assert missing == [], "ARCHITECTURE.md does not name: " + ", ".join(missing)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.libraries import BY_KEY, LIBRARIES, canonical, installs, lookup, same_library
+from harness.core.libraries import BY_KEY, LIBRARIES, canonical, installs, lookup, same_library
 
 
 @pytest.mark.parametrize(

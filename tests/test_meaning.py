@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.envs import EnvBuilder
-from harness.repair.meaning import comparable, meaning_context
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.envs.build import EnvBuilder
+from harness.labs.repair.meaning import comparable, meaning_context
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 
 if TYPE_CHECKING:
-    from harness.envs import EnvInfo
+    from harness.envs.build import EnvInfo
 
 ORIGINAL = """
 import numpy as np

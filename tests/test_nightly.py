@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from harness import history, nightly, releases
-from harness.errors import UsageError
-from harness.history import Changes, StatusChange
-from harness.package_index import Index
-from harness.releases import NewRelease, ReleaseNews
-from harness.rundir import RunDir
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.analysis import history
+from harness.analysis.history import Changes, StatusChange
+from harness.app import nightly
+from harness.core.errors import UsageError
+from harness.execute.rundir import RunDir
+from harness.matrix import releases
+from harness.matrix.package_index import Index
+from harness.matrix.releases import NewRelease, ReleaseNews
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 from tests.conftest import ROOT, run_harness
 from tests.indexserver import IndexServer, wheel
 

@@ -56,8 +56,9 @@ def test_the_cli_declares_no_option_itself() -> None:
 # Flags that name different options in different subcommands (not one option twice):
 # `bisect --library` is the one library to bisect, elsewhere a filter; `validate-problems
 # --json` is a file to write, elsewhere a switch; `diff`'s runs are two, `guard
-# allowlist`'s any number of run directories.
-HOMONYMS = {"--library", "--json", "runs"}
+# allowlist`'s any number of run directories; `bisect --matrix` defaults to the matrix of
+# the run it bisects (``--run``), elsewhere to matrix.toml.
+HOMONYMS = {"--library", "--json", "runs", "--matrix"}
 
 
 def test_a_shared_option_is_declared_once() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness import own_envs
-from harness.spec import Combo, LibrarySpec, VersionKind
+from harness.matrix import own_envs
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 
 NUMPY_1_21_0 = {"3.7", "3.8", "3.9"}  # the Pythons numpy 1.21.0 published wheels for
 

@@ -7,7 +7,7 @@ import pytest
 from packaging.tags import platform_tags
 from packaging.version import Version
 
-from harness.package_index import Index, IndexUnavailableError
+from harness.matrix.package_index import Index, IndexUnavailableError
 from tests.indexserver import IndexServer, sdist, wheel
 
 PLATFORM = next(iter(platform_tags()))

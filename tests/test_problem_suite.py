@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from harness.problemsets import load_problems
-from harness.staleness import load_catalogue
+from harness.analysis.staleness import load_catalogue
+from harness.problems.sets import load_problems
 from tests.conftest import ROOT
 
 SUITE = load_problems([ROOT / "problems"])

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import formats
-from harness.errors import ProblemError
-from harness.formats.ours import compact_context
-from harness.problem import imported_modules
-from harness.problemsets import filter_problems, load_jsonl, load_problems
+from harness.core.errors import ProblemError
+from harness.core.problem import imported_modules
+from harness.problems import formats
+from harness.problems.formats.ours import compact_context
+from harness.problems.sets import filter_problems, load_jsonl, load_problems
 from tests.conftest import DS1000_FILE, Writer, needs_ds1000
 
 COMPACT = '''

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from harness.envs import EnvInfo
-from harness.progress import LiveReporter, QuietReporter, Reporter, reporter
-from harness.results import Outcome, Status
+from harness.core.results import Outcome, Status
+from harness.envs.build import EnvInfo
+from harness.execute.progress import LiveReporter, QuietReporter, Reporter, reporter
 
 
 def outcome(status: Status) -> Outcome:
@@ -27,7 +27,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr("harness.progress.time.monotonic", fake)
+    monkeypatch.setattr("harness.execute.progress.time.monotonic", fake)
     return fake
 
 

@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from harness import bisection, reach
-from harness.bisection import Answer, Need
-from harness.envs import EnvInfo
-from harness.problem import REFERENCE, Problem, Solution
+from harness.analysis.ranges import Reach, classify, share_untested
+from harness.core.problem import REFERENCE, Problem, Solution
+from harness.core.results import Outcome, Status
+from harness.envs.build import EnvInfo
+from harness.execute.runner import Execution
+from harness.labs import lab as lab_mod
+from harness.labs import reach
+from harness.labs.lab import Answer, Need
 from harness.reports import reach as reach_report
-from harness.results import Outcome, Status
-from harness.runner import Execution
 from tests.conftest import ROOT, run_harness
 
 SCIPY = ["1.7.3", "1.8.0", "1.8.1", "1.9.3", "1.10.1", "1.11.4", "1.12.0", "1.13.1", "1.14.1"]
@@ -54,11 +56,11 @@ def releases(package: str, python: str) -> list[str]:
     return [*found, "1.15.0"] if Version(python) >= Version("3.11") else found
 
 
-def run(lab: Lab, python: str = "3.10", pinned: str = "1.8.1") -> reach.Reach:
+def run(lab: Lab, python: str = "3.10", pinned: str = "1.8.1") -> Reach:
     investigation = reach.investigate(
         EXECUTION, "scipy", pinned, python, {"numpy": "1.21.6"}, releases, "1.15.0"
     )
-    (found,) = bisection.drive(lab, [investigation])
+    (found,) = lab_mod.drive(lab, [investigation])
     return found
 
 
@@ -103,7 +105,7 @@ def test_from_its_release_to_today_on_a_newer_python() -> None:
 def test_everywhere_tried_means_it_tests_no_version() -> None:
     found = run(Lab(lambda v, py: True))
     assert (found.lowest, found.highest, found.klass) == ("1.7.3", "1.15.0", "works everywhere")
-    assert reach.share_untested([found, run(Lab(between("1.8.0", "1.11.4")))]) == 0.5
+    assert share_untested([found, run(Lab(between("1.8.0", "1.11.4")))]) == 0.5
 
 
 def test_a_far_end_that_does_not_install_is_passed_over() -> None:
@@ -128,7 +130,7 @@ def test_its_own_release_failing_gives_no_class() -> None:
     ],
 )
 def test_classes(lowest: str, highest: str, klass: str) -> None:
-    assert reach.classify("1.8.1", lowest, highest, "1.15.0") == klass
+    assert classify("1.8.1", lowest, highest, "1.15.0") == klass
 
 
 def test_the_table_counts_each_class_per_library() -> None:

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from harness import history
-from harness.errors import RunFileError, UsageError
-from harness.package_index import Index
-from harness.releases import (
+from harness.analysis import history
+from harness.core.errors import RunFileError, UsageError
+from harness.matrix.package_index import Index
+from harness.matrix.releases import (
     NewRelease,
     ReleaseNews,
     ResolvedRelease,
@@ -26,7 +26,7 @@ from harness.releases import (
     resolve,
     watch,
 )
-from harness.spec import Combo, LibrarySpec, MatrixSpec, VersionKind
+from harness.matrix.spec import Combo, LibrarySpec, MatrixSpec, VersionKind
 from tests.indexserver import wheel
 
 NOW = dt.datetime(2026, 11, 29, 12, tzinfo=dt.timezone.utc)

@@ -14,26 +14,29 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness import cli, problemsets
-from harness.bisection import Finding
-from harness.envs import EnvInfo
-from harness.errors import RunFileError
-from harness.problem import MODEL_PREFIX, REFERENCE, Problem, Solution
-from harness.progress import QuietReporter
-from harness.repair import table, verify
-from harness.repair.job import repair
-from harness.repair.outputs import diff_name, split_reference, write_dataset
-from harness.repair.plan import BY_CATALOGUE, NEEDS_HUMAN, PROPOSED, Break, plan, propose
-from harness.results import Outcome, OutcomeWriter, Status, write_json
-from harness.rundir import RunDir
-from harness.staleness import load_catalogue
+from harness import cli
+from harness.analysis import repairs as table
+from harness.analysis.staleness import load_catalogue
+from harness.app import plan as planning
+from harness.app.repair import repair
+from harness.core.errors import RunFileError
+from harness.core.findings import Finding
+from harness.core.problem import MODEL_PREFIX, REFERENCE, Problem, Solution
+from harness.core.results import Outcome, OutcomeWriter, Status, write_json
+from harness.envs.build import EnvInfo
+from harness.execute.progress import QuietReporter
+from harness.execute.rundir import RunDir
+from harness.labs.repair import verify
+from harness.labs.repair.outputs import diff_name, split_reference, write_dataset
+from harness.labs.repair.plan import BY_CATALOGUE, NEEDS_HUMAN, PROPOSED, Break, plan, propose
+from harness.problems import sets as problemsets
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.repair.verify import Lab, Statuses
-    from harness.spec import Combo
+    from harness.labs.repair.verify import Lab, Statuses
+    from harness.matrix.spec import Combo
 
 CONTEXT = """
 import pandas as pd
@@ -543,8 +546,8 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
     (DataFrame.applymap) drift from pandas 1.5 to pandas 3. The first is repaired by one
     code that holds in both; the second's repair (DataFrame.map) does not exist in 1.5,
     so it becomes version-conditioned. Both keep the check's verdict on GPT-4's answers."""
-    from harness import pipeline  # noqa: PLC0415 - the live run is this test's alone
-    from harness.rundir import RunRequest  # noqa: PLC0415
+    from harness.app import run as app_run  # noqa: PLC0415 - the live run is this test's alone
+    from harness.execute.rundir import RunRequest  # noqa: PLC0415
 
     env_root = Path(os.environ.get("HARNESS_ENV_DIR", ROOT / ".harness" / "envs")).absolute()
     request = RunRequest(
@@ -585,7 +588,7 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
     carried = {r["metadata"]["problem_id"]: r["metadata"].get("validity") for r in repaired_rows}
     assert carried[117]["repair"]["passes_in"] == ["ds1000-2024", "latest"]
     # the repaired file runs as any problem file does, and both pass in both combos
-    check = pipeline.plan(
+    check = planning.plan(
         RunRequest(
             matrix=request.matrix,
             combos=request.combos,
@@ -597,7 +600,7 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
         run_id="check",
         jobs=2,
     )
-    pipeline.run(check, QuietReporter())
+    app_run.run(check, QuietReporter())
     statuses = {(o.problem_id, o.combo): o.status for o in check.run_dir.read_all()}
     assert set(statuses.values()) == {Status.PASS}, statuses
     assert len(statuses) == 4

@@ -7,14 +7,16 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from harness import cli, pipeline
-from harness.envs import EnvInfo
-from harness.history import Changes, StatusChange, VersionChange
-from harness.problem import Change, Problem
+from harness import cli
+from harness.analysis.history import Changes, StatusChange, VersionChange
+from harness.core.problem import Change, Problem
+from harness.core.results import Outcome, OutcomeWriter, Part, Status, write_json
+from harness.envs.build import EnvInfo
+from harness.execute.rundir import RunDir, RunRequest
+from harness.problems import sets as problemsets
+from harness.problems.answers import load_solutions
 from harness.reports import write_reports
 from harness.reports.junit import _case
-from harness.results import Outcome, OutcomeWriter, Part, Status, write_json
-from harness.rundir import RunDir, RunRequest
 from tests.conftest import ROOT, run_harness
 
 
@@ -435,8 +437,8 @@ def test_the_default_job_runs_the_old_idioms(argv: list[str], idioms: bool) -> N
     args = cli._parser().parse_args(["run", *argv])
     request = RunRequest.from_dict(vars(args), "harness run")
     assert request.idioms is idioms
-    problems = pipeline.load_problems([str(ROOT / "problems" / "pandas" / "append-rows.toml")])
-    sources = [s.source for s in pipeline.load_solutions(problems, problems, idioms=idioms)]
+    problems = problemsets.load([str(ROOT / "problems" / "pandas" / "append-rows.toml")])
+    sources = [s.source for s in load_solutions(problems, problems, idioms=idioms)]
     assert sources == (["reference", "idiom:old"] if idioms else ["reference"])
 
 

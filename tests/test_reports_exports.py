@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.results import Outcome, Status
+from harness.execute.rundir import RunDir
 from harness.reports import exports
-from harness.results import Outcome, Status
-from harness.rundir import RunDir
 
 
 def o(combo: str, pid: str, source: str, status: Status, seq: int, attempt: int = 0) -> Outcome:

@@ -8,11 +8,11 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING
 
-from harness.envs import EnvInfo
+from harness.analysis.vintage import build_timeline as build
+from harness.core.results import Outcome, OutcomeWriter, Status, write_json
+from harness.envs.build import EnvInfo
+from harness.execute.rundir import RunDir
 from harness.reports import write_reports
-from harness.reports.timeline import build
-from harness.results import Outcome, OutcomeWriter, Status, write_json
-from harness.rundir import RunDir
 
 if TYPE_CHECKING:
     from pathlib import Path

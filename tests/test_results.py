@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.results import (
+from harness.core.results import (
     CapturedWarning,
     Outcome,
     OutcomeWriter,
@@ -10,7 +10,7 @@ from harness.results import (
     Status,
     read_outcomes,
 )
-from harness.rundir import RunDir
+from harness.execute.rundir import RunDir
 
 
 def outcome(**fields: object) -> Outcome:

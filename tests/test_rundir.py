@@ -1,4 +1,4 @@
-"""harness.rundir: the typed run manifest and the readers and writers of a run directory."""
+"""harness.execute.rundir: the typed run manifest and the readers and writers of a run directory."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.bisection import Finding
-from harness.envs import EnvInfo
-from harness.errors import RunFileError
-from harness.problem import Solution
-from harness.releases import NewRelease, ReleaseNews, ResolvedRelease
-from harness.results import Outcome, OutcomeWriter, Status, write_json
-from harness.rundir import RecordedOptions, RunDir, RunInputs, RunManifest, RunRequest
+from harness.core.errors import RunFileError
+from harness.core.findings import Finding
+from harness.core.problem import Solution
+from harness.core.results import Outcome, OutcomeWriter, Status, write_json
+from harness.envs.build import EnvInfo
+from harness.execute.rundir import RecordedOptions, RunDir, RunInputs, RunManifest, RunRequest
+from harness.matrix.releases import NewRelease, ReleaseNews, ResolvedRelease
 
 # -- run.json --------------------------------------------------------------------------------
 
@@ -62,7 +62,18 @@ WRITTEN: dict[str, Any] = {
             "timeout": 10.0,
         },
     },
-    "options": {"jobs": 2, "memory_mb": 6144, "timeout": 10.0},
+    "options": {
+        "jobs": 2,
+        "timeout": 10.0,
+        "memory_mb": 6144,
+        "isolation": "fresh",
+        "fresh_for": ["torch"],
+        "sandbox": True,
+        "guard": False,
+        "measured_admission": True,
+        "hide": ["/data/problems", "/data/results"],
+        "allowlist_extra": "",
+    },
 }
 
 
@@ -71,7 +82,15 @@ def test_a_written_manifest_reads_back_to_the_same_json() -> None:
     assert manifest.to_dict() == WRITTEN
     assert manifest.combos == ("np", "np-old")
     assert manifest.inputs.command == RunRequest(answers=("slow-answers.jsonl",), timeout=10.0)
-    assert manifest.options == RecordedOptions(jobs=2, timeout=10.0, memory_mb=6144)
+    assert manifest.options == RecordedOptions(
+        jobs=2,
+        timeout=10.0,
+        memory_mb=6144,
+        isolation="fresh",
+        fresh_for=("torch",),
+        guard=False,
+        hide=("/data/problems", "/data/results"),
+    )
     assert manifest.resumable
 
 
@@ -80,6 +99,18 @@ def test_a_hand_written_manifest_takes_defaults() -> None:
     assert manifest == RunManifest("r1", baseline="old", combos=("old",))
     assert manifest.inputs == RunInputs()
     assert not manifest.resumable  # it does not say how it was started
+
+
+def test_options_recorded_by_an_older_version_take_the_defaults() -> None:
+    older = {**WRITTEN, "options": {"jobs": 2, "memory_mb": 6144, "timeout": 10.0}}
+    options = RunManifest.from_dict(older).options
+    assert options == RecordedOptions(jobs=2, timeout=10.0, memory_mb=6144)
+    assert (options.isolation, options.sandbox, options.guard, options.hide) == (
+        "zygote",
+        True,
+        True,
+        (),
+    )
 
 
 def test_an_older_command_lacks_newer_options() -> None:

@@ -18,10 +18,17 @@ from typing import Any
 
 import pytest
 
-from harness.envs import ENVSIDE, EnvInfo
-from harness.problem import MODEL_PREFIX, Problem, Solution
-from harness.results import CapturedWarning, Outcome, Part, Status
-from harness.runner import ComboRun, Execution, RunOptions, batch_payload, batches_root, pair
+from harness.core.problem import MODEL_PREFIX, Problem, Solution
+from harness.core.results import CapturedWarning, Outcome, Part, Status
+from harness.envs.build import ENVSIDE, EnvInfo
+from harness.execute.runner import (
+    ComboRun,
+    Execution,
+    RunOptions,
+    batch_payload,
+    batches_root,
+    pair,
+)
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):

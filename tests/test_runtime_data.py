@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import problemsets, runtime_data
+from harness.problems import runtime_data
+from harness.problems import sets as problemsets
 from tests.conftest import DS1000_FILE, ROOT, needs_ds1000, run_harness
 
 DATA = ROOT / "tests" / "data"

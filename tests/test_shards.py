@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness import history, nightly, problemsets, shards
-from harness.envs import EnvInfo
-from harness.errors import UsageError
-from harness.results import Outcome, OutcomeWriter, Status
-from harness.rundir import RunDir, RunManifest
-from harness.spec import Combo
+from harness.analysis import history
+from harness.app import nightly, shards
+from harness.core.errors import UsageError
+from harness.core.results import Outcome, OutcomeWriter, Status
+from harness.envs.build import EnvInfo
+from harness.execute.rundir import RunDir, RunManifest
+from harness.matrix.spec import Combo
+from harness.problems import sets as problemsets
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import envs
-from harness.errors import SpecError
-from harness.spec import VersionKind, load, parse_constraint
+from harness.core.errors import SpecError
+from harness.envs import build as envs
+from harness.matrix.spec import VersionKind, load, parse_constraint
 from tests.conftest import Writer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 import harness
-from harness.drift import trajectories
-from harness.errors import ProblemError
-from harness.problem import Solution
-from harness.results import CapturedWarning, Outcome, Status
-from harness.staleness import CATALOGUE, load_catalogue, measure, per_library, static_uses
+from harness.analysis.drift import trajectories
+from harness.analysis.staleness import CATALOGUE, load_catalogue, measure, per_library, static_uses
+from harness.core.errors import ProblemError
+from harness.core.problem import Solution
+from harness.core.results import CapturedWarning, Outcome, Status
 
 if sys.version_info >= (3, 11):
     import tomllib

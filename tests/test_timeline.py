@@ -1,4 +1,4 @@
-"""Dated axes (harness/timeline.py, ``[timeline.*]`` in matrix.toml): the dates, the
+"""Dated axes (harness/matrix/timeline.py, ``[timeline.*]`` in matrix.toml): the dates, the
 Python of each date, the combos' ids and fields, and one-line errors for bad specs."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.errors import SpecError
-from harness.interpreters import SUPPORTED_PYTHONS
-from harness.spec import VersionKind, load
-from harness.timeline import add_months, dates, parse_every, python_for
+from harness.core.errors import SpecError
+from harness.envside.protocol import SUPPORTED_PYTHONS
+from harness.matrix.spec import VersionKind, load
+from harness.matrix.timeline import add_months, dates, parse_every, python_for
 
 if TYPE_CHECKING:
     from tests.conftest import Writer

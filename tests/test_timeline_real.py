@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness import pipeline
-from harness.problemsets import load_problems
-from harness.progress import QuietReporter
-from harness.rundir import RunRequest
+from harness.app import plan as planning
+from harness.app import run as app_run
+from harness.execute.progress import QuietReporter
+from harness.execute.rundir import RunRequest
+from harness.problems.sets import load_problems
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
@@ -56,14 +57,14 @@ def timeline_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ),
         idioms=False,
     )
-    job = pipeline.plan(
+    job = planning.plan(
         request,
         results=root / "results",
         env_root=(ROOT / env_root).absolute(),
         run_id="tl",
         jobs=2,
     )
-    pipeline.run(job, QuietReporter())
+    app_run.run(job, QuietReporter())
     run = job.run_dir
     return {
         "timeline": json.loads((run.root / "timeline.json").read_text()),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HarnessError, ProblemError, SpecError
-from harness.tomlfile import TomlFile
+from harness.core.errors import HarnessError, ProblemError, SpecError
+from harness.core.tomlfile import TomlFile
 from tests.conftest import Writer
 
 MATRIX = textwrap.dedent("""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness import history, nightly, reports, upcoming
-from harness.envs import EnvInfo
-from harness.results import CapturedWarning, Outcome, OutcomeWriter, Status
-from harness.rundir import RunDir, RunManifest
+from harness import reports
+from harness.analysis import history, upcoming
+from harness.app import nightly
+from harness.core.results import CapturedWarning, Outcome, OutcomeWriter, Status
+from harness.envs.build import EnvInfo
+from harness.execute.rundir import RunDir, RunManifest
 
 if TYPE_CHECKING:
     from pathlib import Path

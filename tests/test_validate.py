@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from harness import bisection, problemsets, validate
-from harness.errors import UsageError
-from harness.problem import Change, Problem
+from harness.core.errors import UsageError
+from harness.core.problem import Change, Problem
+from harness.execute.runner import RunOptions
+from harness.labs import lab as lab_mod
+from harness.labs import validate
+from harness.problems import sets as problemsets
 from tests.conftest import ROOT, run_harness
 from tests.test_bisection import FakeLab
 
@@ -52,7 +55,7 @@ def fails_from(release: str) -> FakeLab:
 
 
 def run(problem: Problem, lab: FakeLab) -> validate.Check:
-    (check,) = bisection.drive(lab, [validate.validate(problem, Facts())])
+    (check,) = lab_mod.drive(lab, [validate.validate(problem, Facts())])
     return check
 
 
@@ -118,7 +121,7 @@ def test_what_validate_problems_prints_and_writes(tmp_path: Path) -> None:
 
 def test_checking_nothing_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"^harness: no problems selected$"):
-        validate.check_problems([PROBLEM], tmp_path, libraries=["numpy"])
+        validate.check_problems([PROBLEM], tmp_path, libraries=["numpy"], options=RunOptions())
 
 
 def test_sample_takes_the_first_of_each_library() -> None:

@@ -4,11 +4,11 @@ import json
 from typing import TYPE_CHECKING
 
 from harness import reports
-from harness.bisection import Finding
-from harness.drift import trajectories
-from harness.results import Outcome, Status
-from harness.rundir import RunDir
-from harness.validity import Range, headline, library_range, limited_ranges, validities
+from harness.analysis.drift import trajectories
+from harness.analysis.validity import Range, headline, library_range, limited_ranges, validities
+from harness.core.findings import Finding
+from harness.core.results import Outcome, Status
+from harness.execute.rundir import RunDir
 
 if TYPE_CHECKING:
     from pathlib import Path

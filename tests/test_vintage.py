@@ -1,4 +1,4 @@
-"""The API-vintage estimator and the references' decay (harness/vintage.py), on
+"""The API-vintage estimator and the references' decay (harness/analysis/vintage.py), on
 synthetic outcomes whose answer is known: a peak, a plateau, a flat curve, problem
 drift that must not be charged to the model, and a half-life."""
 
@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from harness.vintage import (
+from harness.analysis.vintage import (
     DECAY,
     FLAT,
     NO_DATA,

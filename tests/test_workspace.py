@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 import pytest
 
-from harness.errors import HarnessError
-from harness.workspace import LOCK_NAME, MIN_FREE_MB, WorkspaceError, check_writable, exclusive
+from harness.core.errors import HarnessError
+from harness.envs.workspace import LOCK_NAME, MIN_FREE_MB, WorkspaceError, check_writable, exclusive
 
 
 class Usage(NamedTuple):
@@ -60,7 +60,7 @@ def test_free_space(
 ) -> None:
     # a few bytes short of one more MiB still counts as the MiB below
     usage = Usage(10**12, 0, free_mb * MIB + MIB - 1)
-    monkeypatch.setattr("harness.workspace.shutil.disk_usage", lambda _path: usage)
+    monkeypatch.setattr("harness.envs.workspace.shutil.disk_usage", lambda _path: usage)
     if ok:
         check_writable(tmp_path, min_free_mb)
         return
@@ -92,7 +92,7 @@ def fail_with(code: int) -> object:
 def test_a_failed_probe_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str, replacement: object, reason: str
 ) -> None:
-    monkeypatch.setattr(f"harness.workspace.os.{call}", replacement)
+    monkeypatch.setattr(f"harness.envs.workspace.os.{call}", replacement)
     with pytest.raises(WorkspaceError) as caught:
         check_writable(tmp_path)
     monkeypatch.undo()

@@ -365,7 +365,7 @@ def harness_unittest(solution: str, tests: str, prelude: str = "", fallback: str
 
 def _decided() -> str:
     """Why this task is graded in the solution's process whatever the answer does, when
-    the run decided so from its reference (``harness/admission.py``); else ''."""
+    the run decided so from its reference (``harness/execute/admission.py``); else ''."""
     apart = _active()
     return str(getattr(apart, "in_process", "") or "") if apart is not None else ""
 

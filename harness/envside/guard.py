@@ -503,7 +503,7 @@ class Guard:
         # where the execution lives, for a solution process started from the template
         self.place = place or {}
         # why this task is graded beside the solution in its process, when the run decided
-        # so from the task's reference (harness/admission.py): '' to grade across
+        # so from the task's reference (harness/execute/admission.py): '' to grade across
         self.in_process = in_process
         self.engaged = False  # whether the check ran the solution at all
         self.lost: list[str] = []  # what the solution made that could not come back

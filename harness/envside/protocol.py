@@ -2,6 +2,10 @@
 
 The host writes a batch file (JSON) and reads one JSON line per finished execution:
 ``{"seq": N, "outcome": {...}}``, then ``{"done": true, "protocol": PROTOCOL, ...}``.
+
+Both sides import this module: the env side as its own, the host as
+``harness.envside.protocol`` (standard library only, Python 3.8 grammar, so that it runs
+in every combo's interpreter and in the host's alike).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import signal
 from typing import Any, Dict
 
 PROTOCOL = 1
+# The Pythons a combo may ask for: the env side's floor (3.8) to the newest it is tested on.
+SUPPORTED_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
 Json = Dict[str, Any]  # a decoded JSON object (typing.Dict: this runs on Python 3.8)
 
 # The launcher the host starts, and the directory every env-side module lives in.

@@ -199,7 +199,7 @@ def cover_tmp(workdir: str, tmp_mb: int = 256) -> None:
     _private_tmp(needed, tmp_mb)
 
 
-# the runtime-data caches the host points libraries at (harness/runtime_data.py): read
+# the runtime-data caches the host points libraries at (harness/problems/runtime_data.py): read
 # from wherever they are, under /tmp included
 DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA")
 

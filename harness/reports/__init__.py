@@ -3,30 +3,31 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness import downloads, problemsets, staleness
-from harness.envs import EnvInfo
-from harness.errors import HarnessError, RunFileError
-from harness.history import Changes
-from harness.problem import MODEL_PREFIX
-from harness.reach import Reach
-from harness.repair import table as repair_table
+from harness.analysis import ranges, staleness
+from harness.analysis import repairs as repair_table
+from harness.analysis.history import Changes
+from harness.analysis.idioms import ChangeNote, notes_of
+from harness.analysis.summary import ModelReport, Summary, summarise
+from harness.analysis.trends import Trends
+from harness.analysis.vintage import build_timeline
+from harness.core.errors import HarnessError
+from harness.core.problem import MODEL_PREFIX
+from harness.core.results import Outcome, write_json
+from harness.envs.build import EnvInfo
+from harness.problems import downloads
+from harness.problems import sets as problemsets
 from harness.reports import exports, html, junit, markdown, timeline, trend_chart
 from harness.reports import reach as reach_report
-from harness.reports.idioms import ChangeNote, notes_of
-from harness.reports.summary import ModelReport, Summary, summarise
-from harness.results import Outcome, write_json
-from harness.trends import Trends
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.problem import Problem
-    from harness.rundir import RunDir, RunManifest
+    from harness.core.problem import Problem
+    from harness.execute.rundir import RunDir, RunManifest
 
 __all__ = ["Summary", "write_reports"]
 
@@ -61,14 +62,14 @@ def write_reports(
         summary,
         models=model_reports(run, summary, outcomes),
         releases=run.read_releases(),
-        repairs=repair_table.read(run.root / "repairs" / "verification.json"),
+        repairs=repair_table.read(run.verification_json),
     )
-    dated = timeline.build(outcomes, envs)
+    dated = build_timeline(outcomes, envs)
     if dated is not None:
-        svg = timeline.figure_svg(dated, run.root / timeline.PNG, run.root / timeline.SVG)
-        write_json(run.root / timeline.JSON, dated.to_dict())
+        svg = timeline.figure_svg(dated, run.timeline(".png"), run.timeline(".svg"))
+        write_json(run.timeline(".json"), dated.to_dict())
         summary = replace(summary, timeline=dated, timeline_svg=svg)
-    found = reach_ranges(run)
+    found = ranges.read(run.reach_json)
     if found:
         summary = replace(summary, reach=found, reach_svg=reach_report.figure_svg(found))
     if night_trends is not None:
@@ -90,18 +91,6 @@ def write_reports(
     run.report_html.write_text(html.render(summary, outcomes), "utf-8", "backslashreplace")
     exports.write(run, outcomes)
     return summary
-
-
-def reach_ranges(run: RunDir) -> list[Reach]:
-    """``reach.json`` of the run, when ``harness reach --out`` wrote one into it."""
-    path = run.root / "reach.json"
-    if not path.is_file():
-        return []
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-        return [Reach.from_dict(r) for r in rows]
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RunFileError(str(path), None, f"not what harness reach writes ({exc})") from None
 
 
 def _kept_trends(run: RunDir) -> Trends | None:

@@ -12,13 +12,13 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from harness.results import Status
+from harness.core.results import Status
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.results import Outcome
-    from harness.rundir import RunDir
+    from harness.core.results import Outcome
+    from harness.execute.rundir import RunDir
 
 
 def _name(source: str) -> str:

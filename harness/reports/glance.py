@@ -7,14 +7,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.drift import DriftClass
-from harness.results import Status
+from harness.analysis.drift import DriftClass
+from harness.core.results import Status
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.history import Changes
-    from harness.reports.summary import Summary
+    from harness.analysis.history import Changes
+    from harness.analysis.summary import Summary
 
 _FAILURES = tuple(s.value for s in Status if s.is_failure)
 _NOT_RUN = (Status.SKIPPED.value, Status.ENV_ERROR.value)

@@ -14,31 +14,32 @@ import html
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from harness import upcoming
-from harness.causes import site
-from harness.drift import natural_key
-from harness.libraries import LIBRARIES
-from harness.problem import REFERENCE
-from harness.repair.table import VERDICTS
+from harness.analysis import upcoming
+from harness.analysis.causes import site
+from harness.analysis.drift import natural_key
+from harness.analysis.idioms import OLD
+from harness.analysis.repairs import VERDICTS
+from harness.analysis.validity import headline as validity_headline
+from harness.analysis.validity import limited_ranges
+from harness.core.libraries import LIBRARIES
+from harness.core.problem import REFERENCE
+from harness.core.results import Status
 from harness.reports import trend_chart
 from harness.reports.glance import glance, headline, since
-from harness.reports.idioms import COLUMNS, LEGEND, OLD
+from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
-from harness.results import Status
-from harness.validity import headline as validity_headline
-from harness.validity import limited_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from harness.repair.table import RepairTable
-    from harness.reports.idioms import IdiomStory
-    from harness.reports.summary import Summary
-    from harness.reports.timeline import Timeline
-    from harness.results import Outcome
-    from harness.trends import Trends
-    from harness.upcoming import Breakage
+    from harness.analysis.idioms import IdiomStory
+    from harness.analysis.repairs import RepairTable
+    from harness.analysis.summary import Summary
+    from harness.analysis.trends import Trends
+    from harness.analysis.upcoming import Breakage
+    from harness.analysis.vintage import Timeline
+    from harness.core.results import Outcome
 
 COLOURS = {
     Status.PASS.value: "#2e9e5b",

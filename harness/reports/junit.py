@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from harness.results import Outcome, Status
+from harness.core.results import Outcome, Status
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from harness.envs import EnvInfo
+    from harness.envs.build import EnvInfo
 
 
 # what XML 1.0 cannot hold at all, not even escaped: C0 controls but tab, newline and

@@ -4,34 +4,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness import upcoming
-from harness.causes import site
-from harness.drift import DriftClass
-from harness.libraries import LIBRARIES
-from harness.releases import markdown as releases_markdown
-from harness.repair import table as repair_table
+from harness.analysis import upcoming
+from harness.analysis.causes import site
+from harness.analysis.drift import DriftClass
+from harness.analysis.validity import headline as validity_headline
+from harness.analysis.validity import limited_ranges
+from harness.core.libraries import LIBRARIES
+from harness.core.results import Status
+from harness.matrix.releases import markdown as releases_markdown
 from harness.reports import reach as reach_report
+from harness.reports import repairs as repairs_report
 from harness.reports import trend_chart
 from harness.reports.glance import glance, headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
-from harness.results import Status
-from harness.validity import headline as validity_headline
-from harness.validity import limited_ranges
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from harness.bisection import Finding
-    from harness.drift import Trajectory
-    from harness.history import Changes
+    from harness.analysis.drift import Trajectory
+    from harness.analysis.history import Changes
+    from harness.analysis.idioms import IdiomStory
+    from harness.analysis.summary import Summary
+    from harness.analysis.trends import Trends
+    from harness.analysis.upcoming import Breakage
+    from harness.analysis.vintage import Timeline
+    from harness.core.findings import Finding
     from harness.reports.glance import Glance
-    from harness.reports.idioms import IdiomStory
-    from harness.reports.summary import Summary
-    from harness.reports.timeline import Timeline
-    from harness.trends import Trends
-    from harness.upcoming import Breakage
 
 _STATUSES = [s.value for s in Status]
 _CLASSES = [c.value for c in DriftClass]
@@ -189,7 +189,7 @@ def render(summary: Summary) -> str:
         )
 
     if summary.repairs is not None:
-        out += ["", *repair_table.markdown(summary.repairs)]
+        out += ["", *repairs_report.markdown(summary.repairs)]
     if summary.validity:
         out += ["", *render_validity(summary)]
 
@@ -435,7 +435,7 @@ def render_models(summary: Summary) -> list[str]:
 
 
 def render_changes(changes: Changes) -> list[str]:
-    """The "since the previous run" section, from :func:`harness.history.diff`."""
+    """The "since the previous run" section, from :func:`harness.analysis.history.diff`."""
     out = [f"## Since the previous run (`{changes.previous}`)", ""]
     for title, items in (("New failures", changes.new_failures), ("New fixes", changes.new_fixes)):
         out.append(f"**{title}** ({len(items)})" + (":" if items else ""))

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from harness.drift import natural_key
-from harness.reach import CLASSES, share_untested
+from harness.analysis.drift import natural_key
+from harness.analysis.ranges import CLASSES, share_untested
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.reach import Reach
+    from harness.analysis.ranges import Reach
 
 
 def _range(r: Reach) -> str:

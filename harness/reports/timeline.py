@@ -10,126 +10,20 @@ beside it.
 
 from __future__ import annotations
 
-import datetime as dt
 import io
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.problem import MODEL_PREFIX, REFERENCE
-from harness.results import Status
-from harness.vintage import Decay, Vintage, decay, vintage
+from harness.core.problem import MODEL_PREFIX
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    import datetime as dt
+    from collections.abc import Iterable
     from pathlib import Path
 
-    from harness.envs import EnvInfo
-    from harness.results import Outcome
-
-SAMPLES = 1000
-JSON, PNG, SVG = "timeline.json", "timeline.png", "timeline.svg"  # in the run directory
-# statuses that say nothing about the code: it could not run there
-_NOT_RUN = frozenset({Status.SKIPPED, Status.ENV_ERROR})
-
-
-@dataclass(frozen=True)
-class Timeline:
-    days: tuple[dt.date, ...]
-    combos: tuple[str, ...]  # the combo of each date
-    references: Decay
-    models: tuple[Vintage, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        def points(curve: Iterable[Any]) -> list[dict[str, Any]]:
-            return [
-                {
-                    "date": p.day.isoformat(),
-                    "passed": p.passed,
-                    "counted": p.counted,
-                    "rate": p.rate,
-                }
-                for p in curve
-            ]
-
-        def day(value: dt.date | None) -> str | None:
-            return value.isoformat() if value else None
-
-        return {
-            "dates": [d.isoformat() for d in self.days],
-            "combos": list(self.combos),
-            "references": {
-                "curve": points(self.references.curve),
-                "anchor": day(self.references.anchor),
-                "surviving": points(self.references.surviving),
-                "half_life_days": self.references.half_life_days,
-                "half_life_extrapolated": self.references.extrapolated,
-            },
-            "models": [
-                {
-                    "model": v.source.removeprefix(MODEL_PREFIX),
-                    "vintage": day(v.best),
-                    "low": day(v.low),
-                    "high": day(v.high),
-                    "shape": list(v.shape),
-                    "curve": points(v.curve),
-                }
-                for v in self.models
-            ],
-        }
-
-
-def dated_combos(envs: Mapping[str, EnvInfo]) -> dict[str, dt.date]:
-    """The run's combos that carry a date, in date order (one combo per date: the first)."""
-    by_day: dict[dt.date, str] = {}
-    for combo, env in envs.items():
-        if env.as_of:
-            by_day.setdefault(dt.date.fromisoformat(env.as_of), combo)
-    return {combo: day for day, combo in sorted(by_day.items())}
-
-
-def build(
-    outcomes: Sequence[Outcome],
-    envs: Mapping[str, EnvInfo],
-    *,
-    samples: int = SAMPLES,
-    seed: int = 0,
-) -> Timeline | None:
-    """The run's timeline; None when fewer than two of its combos carry a date."""
-    dated = dated_combos(envs)
-    if len(dated) < 2:
-        return None
-    days = tuple(dated.values())
-    tables: dict[str, dict[str, dict[dt.date, bool | None]]] = {}
-    for o in outcomes:
-        day = dated.get(o.combo)
-        if day is None:
-            continue
-        passed = None if o.status in _NOT_RUN else o.status is Status.PASS
-        tables.setdefault(o.source, {}).setdefault(o.problem_id, {})[day] = passed
-    references = tables.get(REFERENCE, {})
-    # The models are compared on the same problems at every date: those whose reference
-    # passes at every date it ran. Counting at each date the problems that hold there
-    # would move the denominator with the problems' own drift (801 to 862 of DS-1000's),
-    # and that movement, not the answers, would pick the best date.
-    steady = {
-        problem: by_day
-        for problem, by_day in references.items()
-        if any(v is not None for v in by_day.values())
-        and all(v is not False for v in by_day.values())
-    }
-    models = tuple(
-        vintage(
-            source,
-            {p: a for p, a in table.items() if p in steady},
-            steady,
-            days,
-            samples=samples,
-            seed=seed,
-        )
-        for source, table in sorted(tables.items())
-        if source.startswith(MODEL_PREFIX)
+    from harness.analysis.vintage import (
+        Decay,
+        Timeline,
     )
-    return Timeline(days, tuple(dated), decay(references, days), models)
 
 
 def figure_svg(timeline: Timeline, png: Path | None = None, svg: Path | None = None) -> str:

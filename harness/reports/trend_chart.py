@@ -6,7 +6,7 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.trends import Series, Trends
+    from harness.analysis.trends import Series, Trends
 
 # how the kinds of series are named in tables and legends
 LABELS = {

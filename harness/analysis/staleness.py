@@ -1,0 +1,250 @@
+"""How stale a model's knowledge is: measured on its answers across the matrix.
+
+* **stale rate** — of a model's answers that pass in some combo and meet a later one,
+  the share that then fail because an API was removed or changed, counted only where the
+  problem itself still holds there (its reference passes). When the reference fails too,
+  the problem drifted, not the model: that is reported apart and never charged to it.
+* **warning rate** — of its passing answers, the share that raise a deprecation warning.
+* **vintage** — the combo, in era order, where its answers do best, measured on the
+  problems whose reference passes in every combo (so problem drift tilts no era); a tie
+  names every combo in it.
+* **static uses** — deprecated or removed APIs its answer code mentions, by a catalogue
+  of old → new mappings (``harness/data/catalogue.toml``, shipped with the package; a
+  run's manifest may name more catalogues, ``inputs.catalogues``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.analysis.causes import Cause
+from harness.analysis.drift import DriftClass, Trajectory
+from harness.core.errors import ProblemError
+from harness.core.problem import MODEL_PREFIX, REFERENCE
+from harness.core.results import Status
+from harness.core.tomlfile import TomlFile
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from harness.core.problem import Solution
+    from harness.core.results import Outcome
+
+# package data, so that an installed harness (not only a checkout) has it
+CATALOGUE = Path(__file__).resolve().parents[1] / "data" / "catalogue.toml"
+_API_CAUSES = (
+    Cause.REMOVED_API,
+    Cause.CHANGED_SIGNATURE,
+    Cause.CHANGED_BEHAVIOUR,
+    Cause.WARNING_AS_ERROR,
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    library: str
+    old: str
+    new: str
+    pattern: re.Pattern[str] | None  # how code uses the old API; None for a behaviour
+    deprecated: str | None = None
+    removed: str | None = None
+    codemod: str | None = None  # the harness.labs.repair codemod that rewrites it, if one does
+    # how a failure caused by the change reads (a behaviour no code pattern shows)
+    error: re.Pattern[str] | None = None
+
+
+def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
+    """Catalogue entries: ``[[api]]`` tables with library, old, new, pattern (or error),
+    deprecated, removed, codemod."""
+    doc = TomlFile.load(path, ProblemError)
+    entries = []
+    for i, item in enumerate(doc.data.get("api", [])):
+        where = f"api[{i}]"
+        if not isinstance(item, dict):
+            raise ProblemError(doc.display, where, "expected a table")
+        required = ("library", "old", "new") + (() if "error" in item else ("pattern",))
+        for key in required:
+            if not isinstance(item.get(key), str) or not item[key]:
+                raise ProblemError(doc.display, f"{where}.{key}", "missing or not a string")
+        if "codemod" in item and (not isinstance(item["codemod"], str) or not item["codemod"]):
+            raise ProblemError(doc.display, f"{where}.codemod", "not a codemod's name")
+        pattern, error = (_regex(doc.display, where, item, key) for key in ("pattern", "error"))
+        entries.append(
+            Entry(
+                item["library"],
+                item["old"],
+                item["new"],
+                pattern,
+                item.get("deprecated"),
+                item.get("removed"),
+                item.get("codemod"),
+                error,
+            )
+        )
+    return entries
+
+
+def _regex(file: str, where: str, item: dict[str, object], key: str) -> re.Pattern[str] | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ProblemError(file, f"{where}.{key}", "not a string")
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise ProblemError(file, f"{where}.{key}", f"invalid regular expression: {exc}") from None
+
+
+def static_uses(code: str, catalogue: Sequence[Entry]) -> list[Entry]:
+    """Catalogue entries whose old API ``code`` mentions (comments and strings excluded)."""
+    cleaned = _strip_comments(code)
+    return [e for e in catalogue if e.pattern is not None and e.pattern.search(cleaned)]
+
+
+def _strip_comments(code: str) -> str:
+    return re.sub(r"#[^\n]*", "", code)
+
+
+@dataclass(frozen=True)
+class ModelStaleness:
+    model: str
+    answers: int
+    pass_rate: Mapping[str, float | None]  # combo → share of all answers that pass
+    fit: Mapping[str, float | None]  # combo → share passing among problems that hold there
+    vintage: str | None
+    candidates: int  # answers that pass somewhere and meet a later combo
+    stale: Sequence[tuple[str, str, str]] = field(default_factory=list)  # (problem, good, bad)
+    problem_drift: Sequence[tuple[str, str, str]] = field(default_factory=list)
+    warning_rate: Mapping[str, float | None] = field(default_factory=dict)
+    static: Counter[str] = field(default_factory=Counter)  # old API → answers using it
+    answers_with_static: int = 0
+
+    @property
+    def stale_rate(self) -> float | None:
+        return len(self.stale) / self.candidates if self.candidates else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "answers": self.answers,
+            "pass_rate": dict(self.pass_rate),
+            "fit": dict(self.fit),
+            "vintage": self.vintage,
+            "stale_rate": self.stale_rate,
+            "stale": [list(s) for s in self.stale],
+            "stale_candidates": self.candidates,
+            "problem_drift": [list(s) for s in self.problem_drift],
+            "warning_rate": dict(self.warning_rate),
+            "static_uses": dict(self.static),
+            "answers_with_static_uses": self.answers_with_static,
+        }
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def measure(
+    outcomes: Sequence[Outcome],
+    trajectories: Sequence[Trajectory],
+    order: Sequence[str],
+    solutions: Iterable[Solution] = (),
+    catalogue: Sequence[Entry] = (),
+) -> list[ModelStaleness]:
+    """Staleness of every model with answers among ``outcomes``."""
+    first = [o for o in outcomes if o.attempt == 0]
+    reference = {
+        (o.combo, o.problem_id): o.status is Status.PASS for o in first if o.source == REFERENCE
+    }
+    code = {(s.problem_id, s.source): s.code for s in solutions}
+    models = sorted({o.source for o in first if o.source.startswith(MODEL_PREFIX)})
+    # Vintage compares eras on the same problems: those whose reference passes in every
+    # combo it ran in, so that neither problem drift nor a combo's gaps tilt the score.
+    reference_runs: dict[str, list[bool]] = {}
+    for o in first:
+        if o.source == REFERENCE and o.status not in (Status.SKIPPED, Status.ENV_ERROR):
+            reference_runs.setdefault(o.problem_id, []).append(o.status is Status.PASS)
+    steady = {p for p, passes in reference_runs.items() if all(passes)}
+    out = []
+    for source in models:
+        mine = [o for o in first if o.source == source]
+        problems = {o.problem_id for o in mine}
+        pass_rate: dict[str, float | None] = {}
+        fit: dict[str, float | None] = {}
+        warning_rate: dict[str, float | None] = {}
+        for combo in order:
+            here = [
+                o
+                for o in mine
+                if o.combo == combo and o.status not in (Status.SKIPPED, Status.ENV_ERROR)
+            ]
+            passes = [o for o in here if o.status is Status.PASS]
+            holds = [o for o in here if o.problem_id in steady]
+            pass_rate[combo] = _rate(len(passes), len(here))
+            fit[combo] = _rate(sum(o.status is Status.PASS for o in holds), len(holds))
+            warned = [
+                o for o in passes if any(not w.module.startswith("<python") for w in o.warnings)
+            ]
+            warning_rate[combo] = _rate(len(warned), len(passes))
+        scored = {c: f for c, f in fit.items() if f is not None}
+        best = max(scored.values(), default=None)
+        vintage = (
+            " = ".join(c for c, f in scored.items() if f == best) if best is not None else None
+        )
+        stale, drift, candidates = [], [], 0
+        for t in trajectories:
+            if t.source != source:
+                continue
+            ran = [
+                c for c, a in t.steps if a and a[0].status not in (Status.SKIPPED, Status.ENV_ERROR)
+            ]
+            passing = [c for c, a in t.steps if a and a[0].status is Status.PASS]
+            if passing and ran and passing[0] != ran[-1]:
+                candidates += 1
+            if t.klass not in (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE) or not t.first_bad:
+                continue
+            item = (t.problem_id, t.last_good or "", t.first_bad)
+            if not reference.get((t.first_bad, t.problem_id)):
+                drift.append(item)
+            elif t.diagnosis is not None and t.diagnosis.cause in _API_CAUSES:
+                stale.append(item)
+        static: Counter[str] = Counter()
+        with_static = 0
+        for problem_id in problems:
+            used = static_uses(code.get((problem_id, source), ""), catalogue)
+            static.update(f"{e.library}: {e.old}" for e in used)
+            with_static += bool(used)
+        out.append(
+            ModelStaleness(
+                model=source.removeprefix(MODEL_PREFIX),
+                answers=len(problems),
+                pass_rate=pass_rate,
+                fit=fit,
+                vintage=vintage,
+                candidates=candidates,
+                stale=stale,
+                problem_drift=drift,
+                warning_rate=warning_rate,
+                static=static,
+                answers_with_static=with_static,
+            )
+        )
+    return out
+
+
+def per_library(outcomes: Sequence[Outcome], source: str, combo: str) -> dict[str, float | None]:
+    """Pass rate of ``source`` in ``combo`` for each library."""
+    tally: dict[str, list[int]] = {}
+    for o in outcomes:
+        if o.source == source and o.combo == combo and o.attempt == 0:
+            if o.status in (Status.SKIPPED, Status.ENV_ERROR):
+                continue
+            counts = tally.setdefault(o.library, [0, 0])
+            counts[0] += o.status is Status.PASS
+            counts[1] += 1
+    return {lib: _rate(p, n) for lib, (p, n) in sorted(tally.items())}

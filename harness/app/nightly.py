@@ -1,0 +1,363 @@
+"""The fan-out path: plan the jobs, merge what they produced, say what is new.
+
+The nightly workflow (``.github/workflows/nightly.yml``) calls exactly these, so the
+whole path runs the same on one machine:
+
+    harness plan --github --shards 2      # the job matrix, JSON for fromJSON
+    harness run --combos C --shard 1/2    # one job: one shard of one combo
+    harness merge artifacts/* --into results/<run-id>
+    harness report results/<run-id> --history results/history.sqlite
+    harness issue-text results/<run-id>   # only what is new since the last run
+"""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import closing
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from harness import reports
+from harness.analysis import trends, upcoming
+from harness.analysis.drift import natural_key
+from harness.analysis.history import Changes, connect
+from harness.analysis.trends import DEFAULT_NIGHTS
+from harness.app import shards as shards_mod
+from harness.core.errors import HarnessError, UsageError
+from harness.core.results import OutcomeWriter, read_outcomes, write_json
+from harness.execute.rundir import RunDir, RunManifest
+from harness.matrix import releases, spec
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from harness.core.results import Outcome
+    from harness.matrix.releases import ReleaseNews
+    from harness.matrix.spec import Combo
+
+
+GITHUB_JOB_LIMIT = 256  # jobs one matrix may hold
+
+
+def plan(
+    combos: Sequence[Combo],
+    shards: int = 1,
+    max_jobs: int = GITHUB_JOB_LIMIT,
+    *,
+    durations: Mapping[str, Mapping[str, float]] | None = None,
+    problems: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, Any]:
+    """The job matrix: one job per (combo, shard), or groups of them above ``max_jobs``.
+
+    Each job has a ``name`` (safe for artifact names) and ``runs``: space-separated
+    ``combo:I/N`` items the job runs one after the other. With the ``durations`` earlier
+    nights measured (combo → problem → seconds) and the ``problems`` each combo will
+    split, each job also gets ``estimate_s``: the seconds its shards should take when
+    split by ``harness run --shard-durations`` (the same split, :func:`shards.balanced`).
+    """
+    if shards < 1 or max_jobs < 1:
+        raise UsageError("--shards and --max-jobs must be at least 1")
+    runs = [f"{c.id}:{i}/{shards}" for c in combos for i in range(1, shards + 1)]
+    if len(runs) <= max_jobs:
+        jobs = [[r] for r in runs]
+    else:
+        jobs = [runs[i::max_jobs] for i in range(max_jobs)]
+    estimate = _estimates(combos, shards, durations or {}, problems or {})
+    include = []
+    for n, job in enumerate(jobs):
+        entry: dict[str, Any] = {
+            "name": _name(job) if len(job) == 1 else f"group-{n + 1:03d}",
+            "runs": " ".join(job),
+        }
+        if estimate:
+            entry["estimate_s"] = round(sum(estimate.get(r, 0.0) for r in job), 1)
+        include.append(entry)
+    return {"include": include}
+
+
+def _estimates(
+    combos: Sequence[Combo],
+    count: int,
+    durations: Mapping[str, Mapping[str, float]],
+    problems: Mapping[str, Sequence[str]],
+) -> dict[str, float]:
+    """``combo:I/N`` → the seconds that shard's problems took on earlier nights."""
+    out = {}
+    for combo in combos:
+        measured = durations.get(combo.id, {})
+        ids = problems.get(combo.id, ())
+        if not measured or not ids:
+            continue
+        split = shards_mod.balanced([_Id(i) for i in ids], count, measured)
+        for i, seconds in enumerate(shards_mod.loads(split, measured), start=1):
+            out[f"{combo.id}:{i}/{count}"] = seconds
+    return out
+
+
+@dataclass(frozen=True)
+class _Id:
+    id: str
+
+
+def _name(runs: Sequence[str]) -> str:
+    combo, shard = runs[0].split(":")
+    index, count = shard.split("/")
+    return combo if count == "1" else f"{combo}-{index}of{count}"
+
+
+def merge(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
+    """Fold the run directories the jobs produced into ``target``.
+
+    Outcomes are combined per combo (an execution reported twice is kept once, the
+    last one seen); environment records, locks and model answers are copied; the
+    manifests' combos and inputs are joined. Returns outcomes per combo.
+    """
+    for source in sources:
+        if not source.is_dir():
+            raise UsageError(f"{source}: no such directory")
+    manifest: RunManifest | None = None
+    combined: dict[str, dict[tuple[str, str, str, int], Outcome]] = {}
+    for source in sources:
+        run = RunDir(source)
+        part = run.read_manifest()
+        if part is not None:
+            # the first job's manifest speaks for the run; the combos are every job's
+            first = manifest or part
+            combos = tuple(dict.fromkeys([*first.combos, *part.combos]))
+            manifest = replace(first, combos=combos)
+        for combo in run.combos():
+            outcomes, _ = read_outcomes(run.outcomes(combo))
+            bucket = combined.setdefault(combo, {})
+            for o in outcomes:
+                bucket[o.key] = o
+        for folder in ("envs", "answers"):
+            src = source / folder
+            if src.is_dir():
+                shutil.copytree(src, target.root / folder, dirs_exist_ok=True)
+    target.root.mkdir(parents=True, exist_ok=True)
+    for combo, bucket in combined.items():
+        target.outcomes(combo).unlink(missing_ok=True)
+        ordered = sorted(
+            bucket.values(), key=lambda o: (natural_key(o.problem_id), o.source, o.attempt)
+        )
+        with OutcomeWriter(target.outcomes(combo)) as writer:
+            for seq, o in enumerate(ordered):
+                writer.write(_renumbered(o, seq, target.run_id))
+    merged = manifest or RunManifest(target.run_id)
+    # the merged run is every shard of it
+    inputs = replace(merged.inputs, shard=None)
+    target.write_manifest(replace(merged, run_id=target.run_id, inputs=inputs))
+    return {combo: len(bucket) for combo, bucket in combined.items()}
+
+
+def _renumbered(o: Outcome, seq: int, run_id: str) -> Outcome:
+    return replace(o, seq=seq, run_id=run_id)
+
+
+def _changes(summary: Mapping[str, Any]) -> Changes | None:
+    """What changed since the previous run, as ``summary.json`` keeps it."""
+    kept = summary.get("changes")
+    return Changes.from_dict(kept) if kept else None
+
+
+def workflow_commands(summary: Mapping[str, Any], limit: int = 50) -> list[str]:
+    """GitHub workflow commands that show the run's news (``summary``: its summary.json)
+    on the workflow page: an error per new failure, a warning per drifted problem."""
+    out = []
+    changes = _changes(summary)
+    for f in changes.new_failures[:limit] if changes else ():
+        detail = f" — {f.error}" if f.error else ""
+        out.append(
+            _command(
+                "error",
+                f"New failure: {f.problem_id}",
+                f"{f.combo} ({f.source}): {f.before} → {f.after}{detail}",
+            )
+        )
+    for d in summary.get("drift", [])[:limit]:
+        analysis = d.get("analysis") or {}
+        found = (
+            f"; first bad release {analysis['library']} {analysis['first_bad']}"
+            if analysis.get("first_bad")
+            else ""
+        )
+        out.append(
+            _command(
+                "warning",
+                f"Drift: {d['problem_id']}",
+                f"{d['last_good']} → {d['first_bad']}: {d['error']} ({d['cause']}){found}",
+            )
+        )
+    return out
+
+
+def _command(kind: str, title: str, message: str) -> str:
+    """``::kind title=...::message`` with GitHub's escaping of both parts."""
+
+    def escape(text: str, extra: str = "") -> str:
+        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        for char, code in {":": "%3A", ",": "%2C"}.items():
+            if char in extra:
+                text = text.replace(char, code)
+        return text
+
+    return f"::{kind} title={escape(title, ':,')}::{escape(message)}"
+
+
+def issue_text(summary: Mapping[str, Any], releases: ReleaseNews | None = None) -> str:
+    """The body of the nightly issue (``summary``: the run's summary.json): what will
+    break next (references failing only in the nightly lanes) first, then only what is
+    new since the last run and how the trends moved; "" when there is nothing to say."""
+    changes = _changes(summary)
+    failures = changes.new_failures if changes else ()
+    warnings = changes.new_warnings if changes else ()
+    new_releases = releases.new if releases else ()
+    coming = [upcoming.Breakage.from_dict(b) for b in summary.get("upcoming", [])]
+    moved = trend_sentences(summary)
+    if not (coming or failures or warnings or new_releases or moved):
+        return ""
+    lines = [f"## Nightly run `{summary.get('run_id')}`", ""]
+    if changes and changes.previous:
+        lines += [f"Compared with `{changes.previous}`.", ""]
+    if coming:
+        lines += [f"### What will break next ({len(coming)})", ""]
+        for group in upcoming.grouped(coming):
+            lines.append(f"- {upcoming.sentence(group)}:")
+            for b in group:
+                warned = f"; today it already warns: {b.warning[:200]}" if b.warning else ""
+                lines.append(f"  - `{b.problem_id}` — {b.error[:200]}{warned}")
+        lines.append("")
+    if failures:
+        lines += [f"### New failures ({len(failures)})", ""]
+        lines += [
+            f"- `{f.combo}` `{f.problem_id}` ({f.source}): {f.before} → {f.after}"
+            + (f" — {f.error}" if f.error else "")
+            for f in sorted(failures, key=lambda f: (f.combo, natural_key(f.problem_id)))
+        ]
+        lines.append("")
+    if moved:
+        lines += ["### Trends since the previous night", "", *moved, ""]
+    if warnings:
+        lines += [f"### New deprecation warnings ({len(warnings)})", ""]
+        lines += [
+            f"- {w.library}: {w.message[:200]} ({len(w.problems)} executions)" for w in warnings
+        ]
+        lines.append("")
+    if new_releases:
+        lines += [f"### New releases ({len(new_releases)})", ""]
+        lines += [
+            f"- {r.package} {r.version}"
+            + (" (pre-release)" if r.pre else "")
+            + (f", {r.uploaded[:10]}" if r.uploaded else "")
+            for r in new_releases
+        ]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+_TREND_WORDS = {
+    "stale": "stale rate",
+    "pass": "pass rate",
+    "holds": "references holding",
+}
+
+
+def trend_sentences(summary: Mapping[str, Any], threshold: float = 0.001) -> list[str]:
+    """One line per series that moved between the last two nights, with the releases
+    that moved in that combo between them (from the run's changes)."""
+    kept = summary.get("trends")
+    if not kept:
+        return []
+    found = trends.Trends.from_dict(kept)
+    if len(found.nights) < 2:
+        return []
+    changes = _changes(summary)
+    moved_in: dict[str, list[str]] = {}
+    for r in changes.releases if changes else ():
+        moved_in.setdefault(r.combo, []).append(f"{r.library} {r.before} → {r.after}")
+    previous = found.nights[-2]
+    out = []
+    for s in found.series:
+        before, after = s.values[-2], s.values[-1]
+        if before is None or after is None or abs(after - before) < threshold:
+            continue
+        verb = "rose" if after > before else "fell"
+        who = f"`{s.subject}`'s" if s.kind != "holds" else f"`{s.subject}`"
+        why = f" ({'; '.join(moved_in[s.combo])})" if s.combo in moved_in else ""
+        out.append(
+            f"- {who} {_TREND_WORDS.get(s.kind, s.kind)} in `{s.combo}` {verb} from "
+            f"{before:.1%} to {after:.1%} since `{previous}`{why}"
+        )
+    return out
+
+
+def nights_of(run: RunDir) -> int:
+    """How many nights the trends of ``run`` look back over: its matrix's
+    ``[nightly].nights`` when the matrix can still be read, else the default."""
+    manifest = run.read_manifest()
+    try:
+        if manifest is None or not manifest.matrix:
+            return DEFAULT_NIGHTS
+        return spec.load(manifest.matrix).nightly.nights
+    except (HarnessError, OSError):
+        return DEFAULT_NIGHTS
+
+
+def job_matrix(
+    combos: Sequence[Combo],
+    shards: int,
+    max_jobs: int = GITHUB_JOB_LIMIT,
+    *,
+    history: Path | None = None,
+    write_durations: Path | None = None,
+) -> dict[str, Any]:
+    """``harness plan``: the CI job matrix of ``combos`` (:func:`plan`), its shards
+    balanced by the durations ``history`` recorded (none on the first night), which are
+    also written to ``write_durations`` for the jobs to split their problems by."""
+    durations: shards_mod.Durations = {}
+    if history is not None and history.is_file():
+        with closing(connect(history)) as db:
+            durations = shards_mod.from_history(db)
+    if write_durations is not None:
+        shards_mod.write(write_durations, durations)
+    problems: dict[str, list[str]] = {}
+    if durations and shards > 1:
+        # what the jobs will split: the problems each combo ran most recently
+        problems = {c.id: list(durations.get(c.id, {})) for c in combos}
+    return plan(combos, shards, max_jobs, durations=durations, problems=problems)
+
+
+def merge_and_report(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
+    """``harness merge``: :func:`merge`, then the merged run's reports."""
+    counts = merge(sources, target)
+    reports.write_reports(target)
+    return counts
+
+
+def _summary_of(run: RunDir) -> dict[str, Any]:
+    summary = run.read_summary()
+    if summary is None:
+        raise UsageError(f"{run.root}: no summary.json (run harness report first)")
+    return summary
+
+
+def issue_text_of(run: RunDir, releases: Path | None = None) -> str:
+    """``harness issue-text``: :func:`issue_text` of the run's summary, with the release
+    news ``releases`` (default: the run's own ``releases.json``)."""
+    return issue_text(_summary_of(run), run.read_releases(releases))
+
+
+def annotations_of(run: RunDir) -> list[str]:
+    """``harness annotations``: :func:`workflow_commands` of the run's summary."""
+    return workflow_commands(_summary_of(run))
+
+
+def release_news(matrix: str, history: Path, write: Path | None = None) -> list[str]:
+    """``harness releases``: what the index published for the matrix's libraries since
+    the last check recorded in ``history``, written as JSON to ``write`` when given."""
+    with closing(connect(history)) as db:
+        news = releases.check(spec.load(matrix), db)
+    if write is not None:
+        write_json(write, news.to_dict())
+    return releases.markdown(news)

@@ -1,0 +1,71 @@
+"""``harness run``: execute a planned job, then report on it, bisect its drift
+(``--bisect``) and record it in the history.
+
+:func:`harness.app.plan.plan` turns a request into a :class:`~harness.execute.job.Job`;
+:func:`run` executes it (``harness.execute.job``), writes the reports, and, when asked,
+attributes and bisects every drifted problem (``harness.app.bisect``) and records the
+run in the SQLite history. One combo's failure never stops the next, and whatever a run
+finished is on disk before it moves on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harness import reports
+from harness.analysis import history
+from harness.app.bisect import analyse
+from harness.app.nightly import nights_of
+from harness.core.errors import UsageError
+from harness.envs import workspace
+from harness.envs.build import EnvBuilder
+from harness.execute.job import execute, mark_finished
+from harness.matrix.package_index import Index
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from harness.analysis.summary import Summary
+    from harness.execute.job import Job
+    from harness.execute.progress import Reporter
+    from harness.execute.rundir import RunDir
+
+
+def run(
+    job: Job, reporter: Reporter, *, bisect: bool = False, history: Path | None = None
+) -> Summary:
+    """Run the job, then write its reports; with ``bisect``, attribute and bisect every
+    drifted problem; with ``history``, record the run in that SQLite history and diff it
+    against the last one. One run at a time per results directory, checked writable first."""
+    results = job.run_dir.root.parent
+    workspace.check_writable(results)
+    with workspace.exclusive(results, f"run {job.run_dir.run_id}"):
+        return _run(job, reporter, bisect, history)
+
+
+def _run(job: Job, reporter: Reporter, bisect: bool, history_path: Path | None) -> Summary:
+    builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=reporter.log)
+    execute(job, builder, reporter)
+    summary = reports.write_reports(job.run_dir, problems=job.problems)
+    if bisect and summary.drift:
+        analyse(job, summary, builder, reporter)
+        summary = reports.write_reports(job.run_dir, problems=job.problems)
+    if history_path is not None:
+        changes, night = history.record_night(job.run_dir, history_path, job.spec.nightly.nights)
+        if changes or night:
+            summary = reports.write_reports(job.run_dir, changes, job.problems, night)
+    mark_finished(job)
+    return summary
+
+
+def report(run: RunDir, history_path: Path | None = None) -> Path:
+    """``harness report``: rewrite the reports of ``run`` from its files; with
+    ``history_path``, record it in that history first and diff it against the last run.
+    Returns the path of its summary.md."""
+    if not run.root.is_dir():
+        raise UsageError(f"{run.root}: no such results directory")
+    changes, night = None, None
+    if history_path is not None:
+        changes, night = history.record_night(run, history_path, nights_of(run))
+    reports.write_reports(run, changes, night_trends=night)
+    return run.summary_md

@@ -1,0 +1,195 @@
+"""The catalogue of codemods, and applying them to a piece of source.
+
+Each codemod repairs one API change (its ``name`` is the ``codemod`` key of the
+``[[api]]`` entries in ``harness/data/catalogue.toml`` it repairs). ``apply`` runs them
+in order and reports which changed something and which left a use alone, and why;
+source that does not parse comes back unchanged, with that as the reason. An indented
+snippet (DS-1000's solutions that are the body of a function its prompt begins) is
+parsed as the body of a function and comes back indented as it was.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from harness.labs.repair import ml_api, numpy_api, pandas_api, pandas_calls, pandas_freq, scipy_api
+from harness.labs.repair.ruff import RuffError, apply_fix
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from harness.labs.repair.base import Transformer
+
+
+@dataclass(frozen=True)
+class Codemod:
+    """One API change's codemod: its transformer class, which carries the facts."""
+
+    transformer: type[Transformer]
+
+    @property
+    def name(self) -> str:
+        return self.transformer.name
+
+    @property
+    def description(self) -> str:
+        return self.transformer.description
+
+    @property
+    def library(self) -> str:
+        return self.transformer.library
+
+    @property
+    def reference(self) -> str:
+        return self.transformer.reference
+
+    @property
+    def opt_in(self) -> bool:
+        return self.transformer.opt_in
+
+    @property
+    def context_only(self) -> bool:
+        return self.transformer.context_only
+
+    def run(self, source: str) -> tuple[str, tuple[str, ...]]:
+        """``source`` rewritten, and the reasons for the uses left alone."""
+        mentions = self.transformer.mentions
+        if mentions and not any(word in source for word in mentions):
+            return source, ()
+        reasons: list[str] = []
+        fix = self.transformer.ruff
+        if fix is not None and fix.mentioned(source):
+            try:
+                source = apply_fix(source, fix)
+            except RuffError as exc:
+                reasons.append(f"{exc}: ruff's {fix.rule} fixes not applied")
+        context = CodemodContext()
+        tree = self.transformer.transform(cst.parse_module(source), context)
+        return tree.code, (*reasons, *context.warnings)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    source: str
+    applied: tuple[str, ...] = ()  # codemods that changed something, in order
+    skipped: tuple[tuple[str, str], ...] = ()  # (codemod, why a use was left alone)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+
+_ORDER: tuple[type[Transformer], ...] = (
+    numpy_api.NanInfAliases,
+    numpy_api.ProductToProd,
+    numpy_api.AlltrueToAll,
+    numpy_api.ScalarTypeAliases,
+    numpy_api.BuiltinTypeAliases,
+    numpy_api.RoundAsfarrayMsort,
+    numpy_api.In1dToIsin,
+    numpy_api.TrapzToTrapezoid,
+    numpy_api.RowStackToVstack,
+    numpy_api.Numpy2LegacyPrint,
+    numpy_api.ArrayToElementItem,
+    pandas_calls.PositionalToKeyword,
+    pandas_api.AppendToConcat,
+    pandas_api.ApplymapToMap,
+    pandas_api.DelimWhitespaceToSep,
+    pandas_api.FillnaMethodToFfill,
+    pandas_api.ReplaceMethod,
+    pandas_api.ChainedAssignment,
+    pandas_api.ToDatetimePerValue,
+    pandas_freq.FreqAliases,
+    pandas_calls.SetAxisInplace,
+    pandas_calls.GroupbyNumericOnly,
+    pandas_calls.PositionalGetitemToIloc,
+    pandas_calls.Pandas3ObjectStrings,
+    scipy_api.SparseDenseAttributes,
+    scipy_api.MiscToDatasets,
+    scipy_api.IntegrateRenames,
+    scipy_api.QuadratureToQuad,
+    scipy_api.Interp2dNote,
+    ml_api.GetFeatureNamesOut,
+    ml_api.GetCmapToColormaps,
+    ml_api.OptimizerLrKeyword,
+    ml_api.OptimizerLrAttribute,
+    ml_api.KerasMovedNames,
+    ml_api.FitGenerator,
+)
+CODEMODS: dict[str, Codemod] = {t.name: Codemod(t) for t in _ORDER}
+# what `apply` runs when no names are given: the API repairs, not the opt-in adjustments
+DEFAULT: tuple[str, ...] = tuple(name for name, c in CODEMODS.items() if not c.opt_in)
+# what may be written into a solution (a reference, an answer): not a context's settings
+FOR_SOLUTIONS: frozenset[str] = frozenset(n for n, c in CODEMODS.items() if not c.context_only)
+
+
+def apply(source: str, names: Iterable[str] | None = None) -> Rewrite:
+    """``source`` with the codemods ``names`` applied (default: every non-opt-in one).
+
+    Raises KeyError for a name that is no codemod; never for the source.
+    """
+    wanted = DEFAULT if names is None else tuple(names)
+    unknown = [n for n in wanted if n not in CODEMODS]
+    if unknown:
+        raise KeyError(f"no such codemod: {', '.join(unknown)}")
+    chosen = [c for c in CODEMODS.values() if c.name in wanted]
+    try:
+        head = _head(source)
+    except Exception as exc:  # ParserSyntaxError, and whatever else the parser rejects
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = f"source does not parse: {message}"
+        return Rewrite(source, (), tuple((c.name, reason) for c in chosen))
+    applied: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for codemod in chosen:
+        try:
+            new, reasons = codemod.run(head + source)
+        except Exception as exc:  # a codemod's bug must not lose the others' work
+            skipped.append((codemod.name, f"codemod failed: {type(exc).__name__}: {exc}"))
+            continue
+        if not new.startswith(head):
+            skipped.append((codemod.name, "it would add an import above an indented snippet"))
+            continue
+        new = new[len(head) :]
+        if new != source:
+            applied.append(codemod.name)
+            source = new
+        skipped.extend((codemod.name, r) for r in dict.fromkeys(reasons))
+    return Rewrite(source, tuple(applied), tuple(skipped))
+
+
+# DS-1000's solutions to "complete this function" problems are its indented body
+_BODY = "def _snippet_body():\n"
+
+
+def _head(source: str) -> str:
+    """What ``source`` needs before it to parse: nothing, or a ``def`` if it is a body."""
+    try:
+        cst.parse_module(source)
+    except Exception as exc:
+        if not source[:1].isspace():
+            raise
+        try:
+            cst.parse_module(_BODY + source)
+        except Exception:
+            raise exc from None  # its line numbers are the source's own
+        return _BODY
+    return ""
+
+
+def diff(before: str, after: str, path: str) -> str:
+    """A unified diff of ``before`` → ``after`` for ``path`` ("" when they are equal)."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )

@@ -1,0 +1,276 @@
+"""What ``harness repair`` writes under ``results/<run-id>/repairs/``.
+
+    plan.json                 every proposal: what broke, the codemods, the code after
+    diffs/<problem>.diff      one unified diff per repaired problem (reference and context)
+    <dataset file>            the DS-1000 or BigCodeBench input file with the repaired rows
+                              rewritten, under the input's own name, so its problem ids stay
+                              the same (``--problems results/<run-id>/repairs/ds1000.jsonl``)
+    verification.json, .md    the verification table (harness.labs.repair.table)
+
+Each row of a repaired dataset carries its validity (DS-1000: ``metadata.validity``): the
+original reference's range per library (as ``validity.json`` has it) and, for a
+repaired row, the repair's verdict and the combos where the repaired reference passed.
+
+A dataset is written for JSONL inputs in DS-1000's and BigCodeBench's formats; our TOML
+problems are rewritten in place only on request (:func:`rewrite_toml_in_place`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.analysis import repairs as table
+from harness.analysis.drift import trajectories
+from harness.analysis.validity import validities
+from harness.core.errors import ProblemError
+from harness.core.jsonl import read_rows
+from harness.core.results import write_json
+from harness.core.tomlfile import TomlFile
+from harness.labs.repair.codemods import apply, diff
+from harness.problems import downloads
+from harness.problems.formats import bigcodebench, ds1000
+from harness.problems.sets import set_name_of
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from harness.analysis.repairs import RepairTable
+    from harness.core.problem import Problem
+    from harness.execute.rundir import RunDir
+    from harness.labs.repair.plan import Proposal, RepairPlan
+
+
+@dataclass(frozen=True)
+class Written:
+    """The files one ``harness repair`` wrote."""
+
+    diffs: tuple[Path, ...]
+    datasets: tuple[Path, ...]  # repaired copies of the run's JSONL inputs
+    in_place: tuple[Path, ...] = ()  # problem files rewritten in place
+
+
+def repairs_dir(run: RunDir) -> Path:
+    return run.repairs
+
+
+def diff_name(problem_id: str) -> str:
+    """A file name for a problem id: ``ds1000/151`` → ``ds1000-151.diff``."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", problem_id).strip("-") + ".diff"
+
+
+def problem_diff(p: Proposal) -> str:
+    """The reference's and the context's diffs, one after the other."""
+    return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
+        p.context, p.new_context, f"{p.problem_id}/code_context"
+    )
+
+
+def write(
+    run: RunDir,
+    plan: RepairPlan,
+    verified: RepairTable,
+    inputs: Sequence[str],
+    problems: Sequence[Problem],
+) -> Written:
+    """Write the plan, the diffs, the table and the repaired datasets of ``run`` (inputs:
+    its problem locations as the manifest records them).
+
+    A problem's diff and dataset row carry its version-conditioned reference when that is
+    its verdict; the dataset holds the repairs verified (or, unverified, all proposals).
+    """
+    root = repairs_dir(run)
+    root.mkdir(parents=True, exist_ok=True)
+    write_json(root / "plan.json", [p.to_dict() for p in plan.proposals])
+    write_json(root / "verification.json", verified.to_dict())
+    rows = {r.problem_id: r for r in verified.rows}
+    final = {}
+    for p in plan.proposed:
+        row = rows.get(p.problem_id)
+        if row is None or row.verdict not in _KEPT:
+            continue
+        final[p.problem_id] = (
+            row.conditioned or p.new_reference,
+            row.conditioned_context or p.new_context,
+        )
+    diffs = root / "diffs"
+    if diffs.is_dir():  # a rerun's diffs replace the last ones
+        for old in diffs.glob("*.diff"):
+            old.unlink()
+    written = []
+    for p in plan.proposed:
+        row = rows.get(p.problem_id)
+        shown = p
+        if row is not None and row.conditioned:
+            shown = dataclasses.replace(
+                p,
+                new_reference=row.conditioned,
+                new_context=row.conditioned_context or p.new_context,
+            )
+        path = diffs / diff_name(p.problem_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(problem_diff(shown), encoding="utf-8")
+        written.append(path)
+    validity = {
+        v.problem_id: v.to_dict()
+        for v in validities(trajectories(run.read_all(), plan.order), run.read_analysis())
+    }
+    for pid, row in rows.items():
+        if pid in validity and row.verdict in _KEPT:
+            validity[pid]["repair"] = {
+                "verdict": row.verdict,
+                "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
+            }
+    datasets = [
+        d
+        for location in inputs
+        if (d := write_dataset(location, final, problems, root, validity)) is not None
+    ]
+    return Written(tuple(written), tuple(datasets))
+
+
+# the verdicts whose code goes into the repaired dataset
+_KEPT = (table.VERIFIED, table.CONDITIONED, table.UNVERIFIED)
+
+
+def write_dataset(
+    location: str,
+    code: Mapping[str, tuple[str, str]],
+    problems: Sequence[Problem],
+    root: Path,
+    validity: Mapping[str, Mapping[str, object]] | None = None,
+) -> Path | None:
+    """A copy of the DS-1000 or BigCodeBench file at ``location`` with the rows of
+    ``code`` (problem id → (reference, context)) rewritten, as ``root/<its set
+    name>.jsonl``; None when it is neither or none of its rows is repaired. ``validity``
+    (problem id → its record) goes into each row (DS-1000: ``metadata.validity``;
+    BigCodeBench: ``validity``)."""
+    path = downloads.resolve(location)
+    if not path.is_file() or not path.name.endswith((".jsonl", ".jsonl.gz")):
+        return None
+    set_name = set_name_of(path)
+    ours = {p.native_id: p for p in problems if p.set_name == set_name}
+    by_native = {n: code[p.id] for n, p in ours.items() if p.id in code}
+    ranges = {n: validity[p.id] for n, p in ours.items() if validity and p.id in validity}
+    if not by_native:
+        return None
+    lines = []
+    for number, row in read_rows(path, location):
+        if ds1000.matches(row):
+            fields = _ds1000_fields(row, by_native, ranges, location, number)
+        elif bigcodebench.matches(row):
+            fields = _bigcodebench_fields(row, by_native, ranges, ours)
+        else:
+            return None  # another format: its rows are not fields we can write back
+        lines.append(json.dumps({**row, **fields}, ensure_ascii=False))
+    # plain JSONL under the set's own name, so the problem ids are the original ones
+    out = root / f"{set_name}.jsonl"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+def _ds1000_fields(
+    row: Mapping[str, object],
+    code: Mapping[str, tuple[str, str]],
+    ranges: Mapping[str, Mapping[str, object]],
+    location: str,
+    number: int,
+) -> dict[str, object]:
+    meta = row.get("metadata")
+    if not isinstance(meta, dict):
+        raise ProblemError(location, f"line {number}", "metadata is not an object")
+    native = str(meta.get("problem_id"))
+    repaired = code.get(native)
+    fields: dict[str, object] = {}
+    if repaired:
+        fields = {"reference_code": repaired[0], "code_context": repaired[1]}
+    if native in ranges:
+        fields["metadata"] = {**meta, "validity": ranges[native]}
+    return fields
+
+
+def _bigcodebench_fields(
+    row: Mapping[str, object],
+    code: Mapping[str, tuple[str, str]],
+    ranges: Mapping[str, Mapping[str, object]],
+    problems: Mapping[str, Problem],
+) -> dict[str, object]:
+    """A task's repaired ``code_prompt`` and ``canonical_solution``: the reference was the
+    two joined, and is split again at the prompt's ``def`` line. A task whose tests were
+    rewritten keeps its row (its tests are kept in the context as text: the diff in
+    ``diffs/`` shows the change)."""
+    native = str(row.get("task_id"))
+    fields: dict[str, object] = {}
+    if native in ranges:
+        fields["validity"] = ranges[native]
+    repaired = code.get(native)
+    problem = problems.get(native)
+    if repaired is None or problem is None or repaired[1] != problem.code_context:
+        return fields
+    split = split_reference(str(row.get("code_prompt", "")), repaired[0])
+    if split is not None:
+        fields["code_prompt"], fields["canonical_solution"] = split
+    return fields
+
+
+def split_reference(prompt: str, reference: str) -> tuple[str, str] | None:
+    """``reference`` (a task's prompt and solution, joined) split after the line that
+    ends ``prompt`` (its ``def``), when that line is in it once; None otherwise."""
+    last = next((line for line in reversed(prompt.splitlines()) if line.strip()), "")
+    lines = reference.splitlines(keepends=True)
+    at = [i for i, line in enumerate(lines) if line.rstrip("\n") == last]
+    if not last or len(at) != 1:
+        return None
+    head, tail = "".join(lines[: at[0] + 1]), "".join(lines[at[0] + 1 :])
+    return head, tail
+
+
+# the keys of our TOML problems that hold code, and the codemods apply to
+_TOML_CODE_KEYS = ("reference", "context", "setup", "check")
+
+
+def rewrite_toml_in_place(
+    plan: RepairPlan, verified: RepairTable, problems: Sequence[Problem]
+) -> list[Path]:
+    """Rewrite our TOML problems' code in place with the codemods of each proposal that
+    verification kept (a version-conditioned one gets its conditioned reference).
+
+    Each code value is replaced where its text occurs once in the file (a TOML string
+    written as a literal block, as ours are); a value that cannot be located so is
+    left alone, and the file is not touched when none can be.
+    """
+    by_id = {p.id: p for p in problems}
+    rows = {r.problem_id: r for r in verified.rows}
+    changed = []
+    for proposal in plan.proposed:
+        problem = by_id.get(proposal.problem_id)
+        row = rows.get(proposal.problem_id)
+        if problem is None or row is None or row.verdict not in _KEPT:
+            continue
+        if not problem.source_file.endswith(".toml"):
+            continue
+        path = Path(problem.source_file)
+        doc = TomlFile.load(path, ProblemError)
+        text = path.read_text(encoding="utf-8")
+        new_text = text
+        for key in _TOML_CODE_KEYS:
+            value = doc.data.get(key)
+            if not isinstance(value, str) or new_text.count(value) != 1:
+                continue
+            if key == "reference" and row.conditioned:
+                rewritten = row.conditioned
+            elif row.conditioned_context:
+                continue  # a compact problem's context is built from setup and check
+            else:
+                rewritten = apply(value, proposal.codemods).source
+            if "'''" in rewritten:
+                continue  # it would end the literal block it is written in
+            new_text = new_text.replace(value, rewritten)
+        if new_text != text:
+            path.write_text(new_text, encoding="utf-8")
+            changed.append(path)
+    return changed

@@ -1,0 +1,284 @@
+"""Problem and answer files named by URL or by benchmark: downloaded once into a cache,
+then read like paths.
+
+``--problems ds1000`` (or ``bigcodebench``, …) names a published benchmark: ``NAMED_SETS``
+pins where each one is published and the sha256 of its bytes. A download goes to a
+temporary file in the cache, is checked against its pin and only then renamed into
+place, so the cache never holds a file that failed its check. A set whose checksum is
+not known yet (``sha256=None``) is downloaded, kept and reported as unverified, with the
+sha256 it had, until someone pins it. A set published in a shape this harness does not
+read (a folder of notebooks, a zip) is listed, and refused with a one-line error that
+says how to pass its rows by path instead. Any other URL is downloaded as it is.
+
+A download is cached as ``<cache>/<12 hex of the URL's sha256>/<name>``, so that the file
+keeps a clean name and its problems a clean set name (``ds1000/12``, not
+``3f2a…-ds1000/12``). An archive (GitChameleon's ``.tar.gz``) is unpacked once, as
+``<cache>/<12 hex of the archive's sha256>/<its name>/``, wherever it came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.core.errors import ProblemError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class NamedSet:
+    """A published benchmark that ``--problems NAME`` stands for."""
+
+    name: str
+    url: str  # where its maintainers publish it
+    sha256: str | None  # of the published bytes; None: not known yet (kept unverified)
+    format: str  # the format its rows are in (harness.problems.formats), or the shape it ships in
+    licence: str
+    homepage: str
+    refused: str = ""  # why the published file cannot be read here: the set is listed only
+
+
+DS1000_COMMIT = "b39aab71da6d23ef8d3cac59a7c5f834516ab334"
+DS1000_URL = (
+    f"https://raw.githubusercontent.com/xlang-ai/DS-1000/{DS1000_COMMIT}/data/ds1000.jsonl.gz"
+)
+BIGCODEBENCH_RELEASE = (
+    "https://github.com/bigcode-project/bigcodebench-annotation/releases/download/v0.1.5"
+)
+GITCHAMELEON_COMMIT = "630daf9d8b64b2884fe2d0aa165c8a612932885e"
+GITCHAMELEON_REPOSITORY = "https://github.com/mrcabbage972/GitChameleonBenchmark"
+
+NAMED_SETS = (
+    NamedSet(
+        name="ds1000",
+        url=DS1000_URL,
+        # 418,089 bytes; the same digest is listed by other projects for this commit
+        sha256="e8c6daa9d7223976bce0296644f3933f78d7f47830669ff05cd61da62c6ba9b3",
+        format="ds1000",
+        licence="CC BY-SA 4.0",
+        homepage="https://github.com/xlang-ai/DS-1000",
+    ),
+    NamedSet(
+        # The release asset bigcodebench's own loader falls back to
+        # (bigcodebench/data/utils.py, get_dataset_metadata); its bytes could not be
+        # fetched to pin them, and the copy in ../shared/data was rebuilt, not downloaded.
+        name="bigcodebench",
+        url=f"{BIGCODEBENCH_RELEASE}/BigCodeBench.jsonl.gz",
+        sha256=None,
+        format="bigcodebench",
+        licence="Apache-2.0",
+        homepage="https://github.com/bigcode-project/bigcodebench",
+    ),
+    NamedSet(
+        name="bigcodebench-hard",
+        url=f"{BIGCODEBENCH_RELEASE}/BigCodeBench-Hard.jsonl.gz",
+        sha256=None,
+        format="bigcodebench",
+        licence="Apache-2.0",
+        homepage="https://huggingface.co/datasets/bigcode/bigcodebench-hard",
+    ),
+    NamedSet(
+        # GitHub's archive of the whole repository at the commit the copy in
+        # ../shared/data was taken from (its dataset/ folder, by ``git archive``): GitHub
+        # makes no archive of one folder, and the loader finds dataset/ inside. Not
+        # fetched from here, so not pinned; GitHub's archives are generated, and their
+        # bytes are not promised to stay the same anyway.
+        name="gitchameleon",
+        url=f"{GITCHAMELEON_REPOSITORY}/archive/{GITCHAMELEON_COMMIT}.tar.gz",
+        sha256=None,
+        format="gitchameleon",
+        licence="Apache-2.0",
+        homepage=GITCHAMELEON_REPOSITORY,
+    ),
+    NamedSet(
+        name="exeds",
+        url="https://drive.google.com/drive/folders/1gX07Uxawj5ch7mvlFKxlDTzAsopZPIxn",
+        sha256=None,
+        format="exeds-notebooks",
+        licence="MIT (code); notebooks from JuICe",
+        homepage="https://github.com/Jun-jie-Huang/ExeDS",
+        refused=(
+            "published as a Google Drive folder (exeds_test.json, answers.csv and the "
+            "notebooks with their data), not one file; build ExeDS JSONL rows "
+            "(problem_id, cells, reference, expected_output) and pass that file by path"
+        ),
+    ),
+    NamedSet(
+        name="cibench",
+        url="https://github.com/open-compass/opencompass/releases/download/0.2.4.rc1/cibench_dataset.zip",
+        sha256=None,
+        format="cibench-notebooks",
+        licence="Apache-2.0",
+        homepage="https://github.com/open-compass/CIBench",
+        refused=(
+            "published as a zip of Jupyter notebooks, which a run does not read; turn "
+            "each into a session row (harness.problems.formats.cibench.notebook_row), write them "
+            "to a JSONL file and pass that file by path"
+        ),
+    ),
+)
+NAMED = {s.name: s for s in NAMED_SETS}
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ds-matrix-harness" / "downloads"
+
+
+def is_url(text: str) -> bool:
+    return urllib.parse.urlsplit(text).scheme in ("http", "https", "file")
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def resolve(
+    argument: str, cache: Path | None = None, notice: Callable[[str], None] = _stderr
+) -> Path:
+    """A local path for ``argument``: a path as given, or a cached download of a URL or
+    of a named set (``NAMED``). ``notice`` hears of a download kept unverified."""
+    named = NAMED.get(argument)
+    if named is not None:
+        return _named(named, cache or cache_dir(), notice)
+    if not is_url(argument):
+        return Path(argument)
+    name = Path(urllib.parse.urlsplit(argument).path).name or "download"
+    target = _target(cache or cache_dir(), argument, name)
+    if not target.is_file():
+        _download(argument, target, argument)
+    return target
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _target(cache: Path, url: str, name: str) -> Path:
+    return cache / hashlib.sha256(url.encode()).hexdigest()[:12] / name
+
+
+def _named(named: NamedSet, cache: Path, notice: Callable[[str], None]) -> Path:
+    if named.refused:
+        raise ProblemError(named.name, None, f"{named.refused} ({named.url})")
+    if named.url.endswith(".tar.gz"):
+        suffix = ".tar.gz"  # an archive keeps its suffix: it is read as one (GitChameleon)
+    else:
+        suffix = ".jsonl.gz" if named.url.endswith(".gz") else ".jsonl"
+    target = _target(cache, named.url, named.name + suffix)
+    if target.is_file() and named.sha256 in (None, sha256_of(target)):
+        return target  # a file that no longer matches its pin is fetched again
+    got = _download(named.url, target, f"{named.name}: {named.url}", named.sha256)
+    if named.sha256 is None:
+        notice(
+            f"{named.name}: {named.url}: sha256 {got} is not pinned in "
+            "harness/problems/downloads.py yet: kept unverified"
+        )
+    return target
+
+
+def _download(url: str, target: Path, shown: str, expected: str | None = None) -> str:
+    """Fetch ``url`` into ``target`` through a temporary file beside it; the sha256 of
+    what came, which must be ``expected`` when one is given. Nothing is left on failure."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    os.close(handle)
+    partial = Path(name)
+    digest = hashlib.sha256()
+    try:
+        try:
+            opened = urllib.request.urlopen(url, timeout=60)  # noqa: S310 - a user's or a pinned URL
+            with opened as response, partial.open("wb") as out:
+                for chunk in iter(lambda: response.read(CHUNK), b""):
+                    digest.update(chunk)
+                    out.write(chunk)
+        except (urllib.error.URLError, OSError, TimeoutError) as exc:
+            raise ProblemError(shown, None, f"download failed: {_reason(exc)}") from None
+        got = digest.hexdigest()
+        if expected is not None and got != expected:
+            raise ProblemError(
+                shown, None, f"checksum mismatch: expected sha256 {expected}, got {got}"
+            )
+        partial.replace(target)  # only a file that passed its check gets its name
+    finally:
+        partial.unlink(missing_ok=True)
+        if not any(target.parent.iterdir()):
+            target.parent.rmdir()
+    return got
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, urllib.error.HTTPError):
+        exc.close()  # the error holds the server's response open
+        return f"HTTP {exc.code} {exc.reason}"
+    return str(getattr(exc, "reason", exc))
+
+
+def extract(archive: Path, cache: Path | None = None) -> Path:
+    """The folder ``archive`` (a ``.tar.gz``) is unpacked in: once, in the cache, under
+    the sha256 of its bytes. Only its folders and regular files are unpacked, each
+    inside that folder; a member that is a link or leads out of it is refused."""
+    shown = str(archive)
+    try:
+        digest = sha256_of(archive)
+    except FileNotFoundError:
+        raise ProblemError(shown, None, "file not found") from None
+    except OSError as exc:
+        raise ProblemError(shown, None, f"cannot read: {exc.strerror}") from None
+    name = archive.name.removesuffix(".gz").removesuffix(".tar").removesuffix(".tgz")
+    target = (cache or cache_dir()) / digest[:12] / (name or "archive")
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
+    try:
+        try:
+            with tarfile.open(archive, "r:*") as tar:
+                for member in tar:
+                    _unpack(tar, member, partial, shown)
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            raise ProblemError(shown, None, f"cannot unpack: {exc}") from None
+        try:
+            partial.rename(target)  # only a whole unpacking gets the name
+        except OSError as exc:
+            if not target.is_dir():  # else another run unpacked it meanwhile: the same bytes
+                raise ProblemError(shown, None, f"cannot unpack into {target}: {exc}") from None
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def _unpack(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, shown: str) -> None:
+    parts = Path(member.name).parts
+    if not parts or Path(member.name).is_absolute() or ".." in parts:
+        raise ProblemError(shown, member.name, "leads out of the archive's folder: refused")
+    path = root.joinpath(*parts)
+    if member.isdir():
+        path.mkdir(parents=True, exist_ok=True)
+    elif member.isfile():
+        source = tar.extractfile(member)
+        if source is None:  # pragma: no cover - a regular file always has its bytes
+            raise ProblemError(shown, member.name, "cannot be read")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with source, path.open("wb") as out:
+            shutil.copyfileobj(source, out, CHUNK)
+    else:  # a link could point anywhere: a dataset is folders and files
+        raise ProblemError(shown, member.name, "is not a folder or a regular file: refused")
