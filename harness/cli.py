@@ -67,6 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_id=run_id,
         jobs=args.jobs,
         resume=args.resume,
+        log=_log,
     )
     with reporter(args.quiet) as progress:
         history_path = None if args.no_history else _history(args)

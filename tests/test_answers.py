@@ -7,7 +7,7 @@ import pytest
 
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem
-from harness.problems.answers import load_answers, model_name, postprocess
+from harness.problems.answers import load_answers, model_name, postprocess, read_answers
 
 CONTEXT = "def test_execution(solution):\n    pass\n"
 
@@ -79,11 +79,11 @@ def test_answers_match_native_or_full_ids(tmp_path: Path) -> None:
         ([{"code": "x"}], "a.jsonl:1: line 1: no problem_id (or metadata.problem_id)"),
         (
             [{"problem_id": 0, "code": 3}],
-            "a.jsonl:1: line 1: code (or answer, solution, steps) must be a string or a list of strings",
+            "a.jsonl:1: line 1: code must be a string or a list of strings",
         ),
         (
             [{"problem_id": 0, "code": []}],
-            "a.jsonl:1: line 1: code (or answer, solution, steps) must be a string or a list of strings",
+            "a.jsonl:1: line 1: code must be a string or a list of strings",
         ),
         ([{"problem_id": 7, "code": "x"}], "a.jsonl:1: line 1: no problem '7' in the problem sets"),
         (
@@ -106,3 +106,125 @@ def test_ambiguous_native_id(tmp_path: Path) -> None:
         ProblemError, match=r"problem_id '0' is ambiguous \(in ds1000, other\): use the full id"
     ):
         load_answers(path, [problem("0"), problem("0", "other")])
+
+
+# -- upstream's own answer files, as they are (harness/problems/shapes.py) -----------------
+
+
+def gitchameleon_problem(native: str) -> Problem:
+    return Problem(
+        f"gitchameleon/{native}",
+        native,
+        "gitchameleon",
+        "scipy",
+        "",
+        "",
+        CONTEXT,
+        metadata={"format": "gitchameleon"},
+    )
+
+
+def bigcodebench_problem(native: str) -> Problem:
+    return Problem(
+        f"bigcodebench/{native}",
+        native,
+        "bigcodebench",
+        "pandas",
+        "",
+        "",
+        CONTEXT,
+        metadata={
+            "format": "bigcodebench",
+            "entry_point": "task_func",
+            "complete_prompt": "import os\ndef task_func():\n",
+            "code_prompt": "import os\ndef task_func():",
+        },
+    )
+
+
+def test_gitchameleon_generations_keep_the_code_of_the_first_python_fence(tmp_path: Path) -> None:
+    path = write_lines(
+        tmp_path / "gpt-gen.jsonl",
+        [
+            {
+                "example_id": "0",
+                "answer": "Use the new API:\n```python\nimport scipy\nx = 1\n```\nIt works since 1.8.",
+            },
+            {"example_id": "1", "answer": "import scipy\ny = 2\n", "solution": "ignored"},
+        ],
+    )
+    read = read_answers(path, [gitchameleon_problem("0"), gitchameleon_problem("1")])
+    assert [s.code for s in read.solutions] == ["\nimport scipy\nx = 1\n", "import scipy\ny = 2\n"]
+    assert read.description == (
+        "gpt-gen.jsonl: GitChameleon generations (example_id + answer), 2 answers "
+        "(1 from a ```python block, 1 as is)"
+    )
+
+
+def test_gitchameleon_agent_results_give_their_output(tmp_path: Path) -> None:
+    path = write_lines(
+        tmp_path / "agent.jsonl", [{"example_id": 0, "output": "```python\nz = 3\n```"}]
+    )
+    read = read_answers(path, [gitchameleon_problem("0")])
+    assert [s.code for s in read.solutions] == ["\nz = 3\n"]
+    assert read.description.startswith(
+        "agent.jsonl: GitChameleon agent results (example_id + output)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "row", "code", "how"),
+    [
+        # a solution is the program as is: a fence inside a string is the program's own
+        (
+            "s.jsonl",
+            {"task_id": "BigCodeBench/0", "solution": "def task_func():\n    return '```'\n"},
+            "def task_func():\n    return '```'\n",
+            "as is",
+        ),
+        (
+            "s.jsonl",
+            {"task_id": "BigCodeBench/0", "completion": "    return 1\n"},
+            "import os\ndef task_func():\n    return 1\n",
+            "after the prompt",
+        ),
+        (
+            "s.jsonl",
+            {
+                "task_id": "BigCodeBench/0",
+                "raw_solution": "Here:\n```python\nimport os\ndef task_func():\n    return 2\nprint(task_func())\n```",
+            },
+            "import os\ndef task_func():\n    return 2",
+            "sanitised as BigCodeBench does",
+        ),
+        (
+            "m-sanitized-calibrated.jsonl",
+            {"task_id": "BigCodeBench/0", "solution": "    return 3\n"},
+            "import os\ndef task_func():\n    pass\n    return 3\n",
+            "calibrated",
+        ),
+    ],
+)
+def test_bigcodebench_samples_as_its_evaluator_reads_them(
+    tmp_path: Path, name: str, row: dict[str, str], code: str, how: str
+) -> None:
+    read = read_answers(
+        write_lines(tmp_path / name, [row]), [bigcodebench_problem("BigCodeBench/0")]
+    )
+    assert [s.code for s in read.solutions] == [code]
+    assert read.description.endswith(f"1 answers (1 {how})")
+
+
+def test_a_line_without_the_files_code_field_says_which_shape_it_was_read_as(
+    tmp_path: Path,
+) -> None:
+    path = write_lines(
+        tmp_path / "g.jsonl",
+        [{"example_id": "0", "answer": "x = 1"}, {"example_id": "1", "note": "no code"}],
+    )
+    with pytest.raises(ProblemError) as info:
+        read_answers(path, [gitchameleon_problem("0"), gitchameleon_problem("1")])
+    assert str(info.value).endswith(
+        "g.jsonl:2: line 2: no answer or solution or output "
+        "(the file is GitChameleon generations, by its first line)"
+    )

@@ -30,7 +30,7 @@ from harness.problems.answers import load_solutions
 from harness.problems.sets import DEFAULT_PROBLEMS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from harness.core.problem import Problem
     from harness.execute.rundir import RunRequest
@@ -64,6 +64,7 @@ def plan(
     run_id: str | None = None,
     jobs: int = 1,
     resume: bool = False,
+    log: Callable[[str], None] = lambda _m: None,
 ) -> Job:
     """The job ``request`` asks for, its results in ``results/<run_id>``; every mistake in
     it is found here, before any work (a UsageError, a SpecError, a ProblemError)."""
@@ -105,6 +106,7 @@ def plan(
         request.answers,
         reference=not request.no_reference,
         idioms=request.idioms,
+        log=log,
     )
     run_id = run_id or new_run_id()
     if not ID_PATTERN.match(run_id.replace("_", "-")):

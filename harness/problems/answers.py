@@ -11,15 +11,17 @@ gpt-* answers). A session's answer may give ``steps``, a list of code strings.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness.core.jsonl import line_error, read_rows
 from harness.core.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Problem, Solution
-from harness.problems import downloads
+from harness.problems import downloads, shapes
 from harness.problems.formats import cibench
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence
     from pathlib import Path
 
     from harness.core.problem import Problem
@@ -28,18 +30,7 @@ if TYPE_CHECKING:
 _SUFFIXES = ("-answers", "_answers", ".answers")
 
 
-def postprocess(code: str | list[Any]) -> str:
-    """DS-1000's clean-up of a raw completion, step for step.
-
-    Take the first element of a list; cut at ``</code>``; remove every opening
-    Python fence; cut at the next fence; cut at ``END SOLUTION``; drop ``<code>``.
-    """
-    text = code[0] if isinstance(code, list) else code
-    text = str(text).split("</code>")[0]
-    text = text.replace("```python", "")
-    text = text.split("```")[0]
-    text = text.split("\nEND SOLUTION")[0]
-    return text.replace("<code>", "")
+postprocess = shapes.ds1000_postprocess  # the name the tests and benchmarks use
 
 
 def model_name(path: Path) -> str:
@@ -61,63 +52,46 @@ def _problem_key(row: dict[str, Any]) -> str | None:
     return None
 
 
-def load_answers(
+@dataclass(frozen=True)
+class Answers:
+    """One answers file as read: its solutions, and a line saying what shape it had."""
+
+    solutions: tuple[Solution, ...]
+    description: str
+
+
+def read_answers(
     path: Path,
     problems: Sequence[Problem],
     selected: Collection[str] | None = None,
     model: str | None = None,
-) -> list[Solution]:
-    """Solutions from one answers file, matched to ``problems``.
+) -> Answers:
+    """Solutions from one answers file, matched to ``problems``, each line's code taken
+    out as its benchmark's own tools take it (``harness.problems.shapes``).
 
     Answers to problems outside ``selected`` (ids chosen by ``--limit``, ``--library``)
     are dropped; an answer naming none of ``problems`` is an error.
     """
     shown = str(path)
     name = model or model_name(path)
-    by_id = {p.id: p for p in problems}
-    by_native: dict[str, list[Problem]] = {}
-    for p in problems:
-        by_native.setdefault(p.native_id, []).append(p)
-    oracles: dict[str, list[Problem]] = {}
-    for p in problems:
-        if p.metadata.get("format") == "cibench" and p.metadata.get("oracle"):
-            task = p.id.removesuffix(cibench.ORACLE_SUFFIX)
-            oracles.setdefault(task, []).append(p)
+    match = _Matcher(problems)
     solutions: list[Solution] = []
     seen: dict[str, int] = {}
+    shape: shapes.Shape | None = None
+    described = ""
+    how: Counter[str] = Counter()
     for number, row in read_rows(path, shown):
+        if shape is None:
+            shape = shapes.shape_of(row)
+            described = shape.describe(row)
         key = _problem_key(row)
         if key is None:
             raise line_error(shown, number, "no problem_id (or metadata.problem_id)")
-        # ``answer`` before ``solution``: a GitChameleon answer may keep its problem's
-        # row, whose ``solution`` is the reference's body
-        code = next((row[k] for k in ("code", "answer", "solution") if k in row), None)
-        if code is None and isinstance(row.get("steps"), list):
-            steps = row["steps"]
-            if not all(isinstance(step, str) for step in steps):
-                raise line_error(shown, number, "steps must be a list of strings")
-            code = cibench.script(steps)
-        if not isinstance(code, str) and not (
-            isinstance(code, list) and code and isinstance(code[0], str)
-        ):
-            raise line_error(
-                shown,
-                number,
-                "code (or answer, solution, steps) must be a string or a list of strings",
-            )
-        if key in by_id:
-            problem = by_id[key]
-        elif len(by_native.get(key, [])) == 1:
-            problem = by_native[key][0]
-        elif key in by_native:
-            sets = ", ".join(p.set_name for p in by_native[key])
-            raise line_error(
-                shown,
-                number,
-                f"problem_id {key!r} is ambiguous (in {sets}): use the full id",
-            )
-        else:
-            raise line_error(shown, number, f"no problem {key!r} in the problem sets")
+        problem = match(key, shown, number)
+        try:
+            read = shape.code(row, problem, path.name)
+        except shapes.ShapeError as exc:
+            raise line_error(shown, number, str(exc)) from None
         if selected is not None and problem.id not in selected:
             continue
         if problem.id in seen:
@@ -127,13 +101,55 @@ def load_answers(
                 f"second answer to {problem.id} (first on line {seen[problem.id]})",
             )
         seen[problem.id] = number
-        cleaned = postprocess(code)
+        how[read.how] += 1
         # a session's answer is judged end to end and, step by step, with the oracle
         solutions.extend(
-            Solution(target.id, MODEL_PREFIX + name, cleaned)
-            for target in [problem, *oracles.get(problem.id, [])]
+            Solution(target.id, MODEL_PREFIX + name, read.code)
+            for target in [problem, *match.oracles.get(problem.id, [])]
         )
-    return solutions
+    ways = ", ".join(f"{n} {way}" for way, n in how.most_common())
+    line = f"{path.name}: {described or 'empty'}, {sum(how.values())} answers" + (
+        f" ({ways})" if ways else ""
+    )
+    return Answers(tuple(solutions), line)
+
+
+class _Matcher:
+    """The problem an answer names: by full id, or by the id within its set when only one
+    set has it."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.by_id = {p.id: p for p in problems}
+        self.by_native: dict[str, list[Problem]] = {}
+        for p in problems:
+            self.by_native.setdefault(p.native_id, []).append(p)
+        self.oracles: dict[str, list[Problem]] = {}
+        for p in problems:
+            if p.metadata.get("format") == "cibench" and p.metadata.get("oracle"):
+                task = p.id.removesuffix(cibench.ORACLE_SUFFIX)
+                self.oracles.setdefault(task, []).append(p)
+
+    def __call__(self, key: str, shown: str, number: int) -> Problem:
+        if key in self.by_id:
+            return self.by_id[key]
+        if len(self.by_native.get(key, [])) == 1:
+            return self.by_native[key][0]
+        if key in self.by_native:
+            sets = ", ".join(p.set_name for p in self.by_native[key])
+            raise line_error(
+                shown, number, f"problem_id {key!r} is ambiguous (in {sets}): use the full id"
+            )
+        raise line_error(shown, number, f"no problem {key!r} in the problem sets")
+
+
+def load_answers(
+    path: Path,
+    problems: Sequence[Problem],
+    selected: Collection[str] | None = None,
+    model: str | None = None,
+) -> list[Solution]:
+    """:func:`read_answers`' solutions."""
+    return list(read_answers(path, problems, selected, model).solutions)
 
 
 def load_solutions(
@@ -143,9 +159,11 @@ def load_solutions(
     *,
     reference: bool = True,
     idioms: bool = False,
+    log: Callable[[str], None] = lambda _m: None,
 ) -> list[Solution]:
     """The solutions to run for ``chosen``: references, our problems' idioms, and the
-    answers files ``answers`` (``[NAME=]PATH``; answers are matched against every problem)."""
+    answers files ``answers`` (``[NAME=]PATH``; answers are matched against every problem),
+    each file's shape said in one line to ``log``."""
     selected = {p.id for p in chosen}
     solutions: list[Solution] = []
     if reference:
@@ -160,6 +178,7 @@ def load_solutions(
         name, sep, location = entry.partition("=")
         if not sep or downloads.is_url(entry):
             name, location = "", entry
-        path = downloads.resolve(location)
-        solutions += load_answers(path, all_problems, selected, name or None)
+        read = read_answers(downloads.resolve(location), all_problems, selected, name or None)
+        log(f"answers {read.description}")
+        solutions += read.solutions
     return solutions

@@ -19,8 +19,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from harness.problems.formats.common import Format, Row, context, library_list, main_library
 from harness.core.problem import Problem, imported_modules
+from harness.problems.formats.common import Format, Row, context, library_list, main_library
 
 KEYS = ("task_id", "code_prompt", "canonical_solution", "test")
 DEFAULT_TIMEOUT = 240.0  # BigCodeBench's own limit per task
@@ -249,7 +249,14 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
                 )
             ),
             timeout=row.number_or("timeout", DEFAULT_TIMEOUT),
-            metadata={"format": "bigcodebench", "entry_point": data.get("entry_point", "")},
+            metadata={
+                "format": "bigcodebench",
+                "entry_point": data.get("entry_point", ""),
+                # what upstream's evaluator puts before a sample's ``completion`` (and,
+                # for a calibrated sample, its ``solution``): harness.problems.shapes
+                "complete_prompt": str(data.get("complete_prompt") or ""),
+                "code_prompt": code_prompt,
+            },
             source_file=shown,
             requires=imported_modules(code_prompt, tests),
         )

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.problems.formats.common import Format, Row, context, main_library
 from harness.core.problem import Problem, imported_modules
+from harness.problems.formats.common import Format, Row, context, main_library
 
 ORACLE_SUFFIX = "/oracle"
 _MARKER = re.compile(r"^# %% step (\d+)[ \t]*(?:\n|$)", re.MULTILINE)

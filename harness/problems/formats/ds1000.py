@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.problems.formats.common import Format, timeout
 from harness.core.libraries import canonical
 from harness.core.problem import Problem, imported_modules
+from harness.problems.formats.common import Format, timeout
 
 if TYPE_CHECKING:
     from harness.problems.formats.common import Row

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.problems.formats.common import Format, Row, context, main_library
 from harness.core.problem import Problem, imported_modules
+from harness.problems.formats.common import Format, Row, context, main_library
 
 # Runs apart, with the solution: the cell, on a copy of the notebook's state.
 DRIVER = """

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from harness.problems.formats.common import Format, Row, context
 from harness.core.jsonl import read_rows
 from harness.core.libraries import lookup
 from harness.core.problem import Problem, imported_modules
+from harness.problems.formats.common import Format, Row, context
 
 if TYPE_CHECKING:
     from pathlib import Path

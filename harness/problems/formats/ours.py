@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import ProblemError
-from harness.problems.formats.common import timeout
 from harness.core.libraries import lookup
 from harness.core.problem import Change, Problem, imported_modules
 from harness.core.tomlfile import TomlFile
+from harness.problems.formats.common import timeout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
