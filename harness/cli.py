@@ -71,7 +71,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     with reporter(args.quiet) as progress:
         history_path = None if args.no_history else _history(args)
-        summary = main_job.run(job, progress, bisect=request.bisect, history=history_path)
+        summary = main_job.run(
+            job,
+            progress,
+            bisect=request.bisect,
+            history=history_path,
+            compare_upstream=request.compare_upstream,
+        )
         if args.repair:
             _repair(args, job.run_dir.root, progress)
     print(job.run_dir.summary_md)
@@ -281,6 +287,7 @@ COMMANDS: dict[str, Command] = {
         "build each combo's env, run the problems, write results/",
         (*o.SELECT_COMBOS, o.NIGHTLY, o.OWN_ENVS, *o.SELECT_PROBLEMS, o.RESULTS, o.RUN_ID,
          o.RESUME, o.ENV_DIR, o.PYTHON_DOWNLOADS, *o.EXECUTIONS, o.BISECT, o.REPAIR,
+         o.COMPARE_UPSTREAM,
          o.HISTORY, o.NO_HISTORY, o.STRICT, o.QUIET),
         cmd_run,
     ),

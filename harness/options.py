@@ -311,6 +311,13 @@ REPAIR = Option(
     help="after the run (and --bisect), propose and verify repairs of its drifted "
     "problems, as `harness repair` does",
 )
+COMPARE_UPSTREAM = Option(
+    ("--compare-upstream",),
+    action="store_true",
+    help="compare each model's verdicts with the ones upstream's own grader wrote beside its "
+    "answers file (BigCodeBench's S_eval_results.json, GitChameleon's S_eval_results.csv): "
+    "agreement.md lists every disagreement with both reasons",
+)
 STRICT = Option(("--strict",), action="store_true", help="exit 1 when any drift is found")
 QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output")
 PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")

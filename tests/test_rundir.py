@@ -36,6 +36,7 @@ WRITTEN: dict[str, Any] = {
         "command": {
             "answers": ["slow-answers.jsonl"],
             "bisect": False,
+            "compare_upstream": False,
             "combos": [],
             "fresh_for": [],
             "guard": True,

@@ -13,18 +13,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness import reports
-from harness.analysis import history
+from harness.analysis import agreement, history
 from harness.app.bisect import analyse
 from harness.app.nightly import nights_of
 from harness.core.errors import UsageError
+from harness.core.results import write_json
 from harness.envs import workspace
 from harness.envs.build import EnvBuilder
 from harness.execute.job import execute, mark_finished
 from harness.matrix.package_index import Index
+from harness.problems import verdicts
+from harness.problems.answers import answers_file, model_name
+from harness.reports import agreement as agreement_report
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from harness.analysis.agreement import Agreement
     from harness.analysis.summary import Summary
     from harness.execute.job import Job
     from harness.execute.progress import Reporter
@@ -32,15 +37,25 @@ if TYPE_CHECKING:
 
 
 def run(
-    job: Job, reporter: Reporter, *, bisect: bool = False, history: Path | None = None
+    job: Job,
+    reporter: Reporter,
+    *,
+    bisect: bool = False,
+    history: Path | None = None,
+    compare_upstream: bool = False,
 ) -> Summary:
     """Run the job, then write its reports; with ``bisect``, attribute and bisect every
     drifted problem; with ``history``, record the run in that SQLite history and diff it
-    against the last one. One run at a time per results directory, checked writable first."""
+    against the last one; with ``compare_upstream``, set each model's verdicts beside the
+    ones upstream wrote next to its answers (``agreement.md``). One run at a time per
+    results directory, checked writable first."""
     results = job.run_dir.root.parent
     workspace.check_writable(results)
     with workspace.exclusive(results, f"run {job.run_dir.run_id}"):
-        return _run(job, reporter, bisect, history)
+        summary = _run(job, reporter, bisect, history)
+        if compare_upstream:
+            compare_with_upstream(job, reporter)
+        return summary
 
 
 def _run(job: Job, reporter: Reporter, bisect: bool, history_path: Path | None) -> Summary:
@@ -69,3 +84,37 @@ def report(run: RunDir, history_path: Path | None = None) -> Path:
         changes, night = history.record_night(run, history_path, nights_of(run))
     reports.write_reports(run, changes, night_trends=night)
     return run.summary_md
+
+
+def compare_with_upstream(job: Job, reporter: Reporter) -> list[Agreement]:
+    """Each answers file's verdicts against the ones upstream's grader wrote beside it;
+    ``agreement.json`` and ``agreement.md`` in the run's directory."""
+    outcomes = job.run_dir.read_all()
+    found, missing = [], []
+    for entry in job.inputs.answers:
+        name, path = answers_file(entry)
+        beside = verdicts.beside(path)
+        if beside is None:
+            missing.append(path.name)
+            continue
+        model = name or model_name(path)
+        found.append(
+            agreement.compare(
+                model,
+                beside.name,
+                verdicts.read(beside),
+                outcomes,
+                job.problems,
+                job.spec.baseline,
+            )
+        )
+    write_json(job.run_dir.agreement_json, [a.to_dict() for a in found])
+    job.run_dir.agreement_md.write_text(agreement_report.markdown(found, missing), encoding="utf-8")
+    for a in found:
+        reporter.log(
+            f"upstream: {a.model}: {a.compared - len(a.disagreements)} of {a.compared} "
+            f"verdicts agree ({len(a.disagreements)} disagree: {job.run_dir.agreement_md})"
+        )
+    for m in missing:
+        reporter.log(f"upstream: no verdicts beside {m}")
+    return found

@@ -73,6 +73,7 @@ class RunRequest:
     sandbox: bool = True
     guard: bool = True
     bisect: bool = False
+    compare_upstream: bool = False  # set upstream's verdicts beside ours (agreement.md)
     guard_allowlist: str | None = None
     guard_record: bool = False
     measured_admission: bool = True  # --no-measured-admission: the shipped allowlist only
@@ -116,6 +117,7 @@ class RunRequest:
             sandbox=given.flag("sandbox", b.sandbox),
             guard=given.flag("guard", b.guard),
             bisect=given.flag("bisect", b.bisect),
+            compare_upstream=given.flag("compare_upstream", b.compare_upstream),
             guard_allowlist=given.optional_text("guard_allowlist", b.guard_allowlist),
             guard_record=given.flag("guard_record", b.guard_record),
             measured_admission=given.flag("measured_admission", b.measured_admission),
@@ -358,6 +360,15 @@ class RunDir:
     @property
     def reach_md(self) -> Path:
         return self.root / "reach.md"
+
+    @property
+    def agreement_json(self) -> Path:
+        """Our verdicts against upstream's (``--compare-upstream``: ``analysis.agreement``)."""
+        return self.root / "agreement.json"
+
+    @property
+    def agreement_md(self) -> Path:
+        return self.root / "agreement.md"
 
     @property
     def repairs(self) -> Path:

@@ -175,10 +175,17 @@ def load_solutions(
             for name, code in p.idioms.items()
         ]
     for entry in answers:
-        name, sep, location = entry.partition("=")
-        if not sep or downloads.is_url(entry):
-            name, location = "", entry
-        read = read_answers(downloads.resolve(location), all_problems, selected, name or None)
+        name, path = answers_file(entry)
+        read = read_answers(path, all_problems, selected, name)
         log(f"answers {read.description}")
         solutions += read.solutions
     return solutions
+
+
+def answers_file(entry: str) -> tuple[str | None, Path]:
+    """``--answers [NAME=]PATH``: the model's name, if given, and the local path of the
+    file (a URL is downloaded once into the cache)."""
+    name, sep, location = entry.partition("=")
+    if not sep or downloads.is_url(entry):
+        name, location = "", entry
+    return name or None, downloads.resolve(location)
