@@ -266,6 +266,9 @@ def cmd_reach(args: argparse.Namespace) -> int:
             _env_root(args),
             args.jobs,
             progress.log,
+            answers=args.answers,
+            idioms=args.idioms,
+            near=args.near or [],
         )
     print(reach.write(Path(args.out), found))
     return 0
@@ -356,9 +359,10 @@ COMMANDS: dict[str, Command] = {
         cmd_doctor,
     ),
     "reach": Command(
-        "how far each version-conditioned problem's reference reaches over its library's "
-        "releases (GitChameleon)",
-        (o.PROBLEMS, o.LIBRARY, o.PROBLEM_ID, o.LIMIT, o.ENV_DIR, o.JOBS, o.QUIET, o.REACH_OUT),
+        "where each version-conditioned problem's solutions work over its library's releases "
+        "(references, our old idioms, models' answers) and what each model knows",
+        (o.PROBLEMS, o.ANSWERS, o.NO_IDIOMS, o.LIBRARY, o.PROBLEM_ID, o.LIMIT, o.REACH_NEAR,
+         o.ENV_DIR, o.JOBS, o.QUIET, o.REACH_OUT),
         cmd_reach,
     ),
 }  # fmt: skip

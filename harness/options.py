@@ -428,3 +428,7 @@ IN_PLACE = Option(
     action="store_true",
     help="also rewrite our TOML problems' code in place with the codemods proposed",
 )
+REACH_NEAR = NEAR.helped(
+    "try only the releases next to the one asked for, for this library (repeatable): for "
+    "libraries whose every release costs gigabytes, such as torch"
+)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -194,3 +195,77 @@ def test_a_real_range_lands_in_its_runs_reports(tmp_path: Path) -> None:
     assert "| numpy | 1 | 0 | 0 | 0 | 0 | 1 |" in md
     page = (results / "gc" / "report.html").read_text()
     assert "How far each problem reaches" in page and '<div class="reach"><svg' in page
+
+
+# -- where a model's answer works ---------------------------------------------------------
+
+ANSWER = Execution(EXECUTION.problem, Solution("gitchameleon/8", "model:m", "x = 1"))
+
+
+def run_answer(lab: Lab, pinned: str = "1.10.1") -> Reach:
+    investigation = reach.investigate(
+        ANSWER, "scipy", pinned, "3.10", {"numpy": "1.21.6"}, releases, "1.15.0"
+    )
+    (found,) = lab_mod.drive(lab, [investigation])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("works", "pinned", "lowest", "highest", "below", "above", "error"),
+    [
+        # passes at its own release: error 0, the range grown both ways
+        (("1.9.3", "1.11.4"), "1.10.1", "1.9.3", "1.11.4", "1.8.1", "1.12.0", 0),
+        # stale: written for older releases; the oldest end passes
+        (("1.0", "1.8.1"), "1.10.1", "1.7.3", "1.8.1", None, "1.9.3", -2),
+        # ahead: written for newer releases; the newest end passes
+        (("1.13.1", "9"), "1.10.1", "1.13.1", "1.14.1", "1.12.0", None, 3),
+        # a window in the middle of the newer side, found at its middle
+        (("1.11.4", "1.12.0"), "1.8.1", "1.11.4", "1.12.0", "1.10.1", "1.13.1", 3),
+        # a window in the middle of the older side
+        (("1.8.1", "1.9.3"), "1.12.0", "1.8.1", "1.9.3", "1.8.0", "1.10.1", -3),
+    ],
+)
+def test_where_an_answer_works_and_its_signed_error(
+    works: tuple[str, str],
+    pinned: str,
+    lowest: str,
+    highest: str,
+    below: str | None,
+    above: str | None,
+    error: int,
+) -> None:
+    lab = Lab(between(*works))
+    found = run_answer(lab, pinned)
+    assert (found.lowest, found.highest, found.below, found.above) == (
+        lowest,
+        highest,
+        below,
+        above,
+    )
+    assert found.error == error
+    assert found.passes_pinned is (error == 0)
+    assert found.source == "model:m"
+    assert len(lab.asked) == len(set(lab.asked)) == found.trials  # no release twice
+
+
+def test_an_answer_that_passes_nowhere_tried_has_no_range() -> None:
+    lab = Lab(lambda v, py: False)
+    found = run_answer(lab)
+    assert (found.lowest, found.highest, found.error, found.ranged) == (None, None, None, False)
+    assert found.note.startswith("fails at its own release 1.10.1")
+    # its own release, each far end and each middle: four tries, then it gives up
+    assert found.trials == 5
+
+
+def test_the_days_an_answer_works_on() -> None:
+    dated = Reach(
+        "p", "scipy", "1.10.1", "3.10", lowest="1.8.0", highest="1.8.1", below="1.7.3",
+        above="1.9.3", oldest="1.7.3", source="model:m", error=-2,
+        dates={"1.8.0": "2022-02-05", "1.9.3": "2022-10-19"},
+    )  # fmt: skip
+    assert dated.works == (dt.date(2022, 2, 5), dt.date(2022, 10, 19))
+    open_below = Reach(
+        "p", "scipy", "1.10.1", "3.10", lowest="1.7.3", highest="1.8.1", oldest="1.7.3"
+    )
+    assert open_below.works == (None, None)
+    assert Reach.from_dict(dated.to_dict()) == dated

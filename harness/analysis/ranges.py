@@ -11,8 +11,9 @@ class:
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -42,13 +43,52 @@ class Reach:
     klass: str = ""  # one of CLASSES; "" when the pinned release itself does not pass
     note: str = ""
     trials: int = 0
+    source: str = "reference"  # whose solution: the reference, an idiom, a model's answer
+    passes_pinned: bool | None = None  # does it pass at its own release (None: not known)
+    # the signed version error: 0 when the range holds the pinned release, else how many
+    # releases of the series lie between it and the range, negative when the range is
+    # older (a stale answer), positive when newer; None without a range
+    error: int | None = None
+    # when the releases that bound the range came out (ISO dates; "" when unknown)
+    dates: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def ranged(self) -> bool:
+        return self.lowest is not None and self.highest is not None
+
+    @property
+    def works(self) -> tuple[dt.date | None, dt.date | None] | None:
+        """The days the answer's code works on, as the releases it passes on came out:
+        from the release of ``lowest`` to the release of ``above`` (the first newer one
+        that fails); an end the range reaches to is open (None). None without a range."""
+        if not self.ranged:
+            return None
+
+        def day(version: str | None) -> dt.date | None:
+            text = self.dates.get(version or "", "")
+            return dt.date.fromisoformat(text) if text else None
+
+        start = None if self.below is None and self.lowest == self.oldest else day(self.lowest)
+        return start, day(self.above)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Reach:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        given = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**{**given, "dates": dict(given.get("dates", {}))})
+
+
+def signed_error(series: Sequence[str], pinned: str, lowest: str, highest: str) -> int:
+    """How far the range [``lowest``, ``highest``] of ``series`` (final releases, oldest
+    first) lies from ``pinned``, in releases: 0 inside, negative below, positive above."""
+    at = series.index(pinned)
+    if Version(highest) < Version(pinned):
+        return series.index(highest) - at
+    if Version(lowest) > Version(pinned):
+        return series.index(lowest) - at
+    return 0
 
 
 def _series(version: str) -> tuple[int, ...]:

@@ -362,6 +362,11 @@ class RunDir:
         return self.root / "reach.md"
 
     @property
+    def knowledge_json(self) -> Path:
+        """What each model knows, dated from where its answers work (``analysis.knowledge``)."""
+        return self.root / "knowledge.json"
+
+    @property
     def agreement_json(self) -> Path:
         """Our verdicts against upstream's (``--compare-upstream``: ``analysis.agreement``)."""
         return self.root / "agreement.json"

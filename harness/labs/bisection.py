@@ -37,6 +37,7 @@ from harness.labs.lab import (
 from harness.matrix.package_index import Index, IndexUnavailableError
 
 if TYPE_CHECKING:
+    import datetime as dt
     from collections.abc import Callable, Mapping, Sequence
 
     from harness.envs.build import EnvBuilder, EnvInfo
@@ -126,6 +127,7 @@ def bisect_releases(
     others: Mapping[str, str],
     trials: list[int],
     good_passes: bool = True,
+    as_of: dt.date | None = None,
 ) -> Generator[Need, Answer, tuple[int | None, int | None, Answer | None, Answer | None]]:
     """Binary search for the first release of ``package`` whose outcome differs from the first's.
 
@@ -133,6 +135,7 @@ def bisect_releases(
     false, to fail) and the last to do the opposite. Releases whose env cannot be
     built are dropped as the search meets them. Returns the indexes of the last
     release like the first and of the first release unlike it, with their answers.
+    Unpinned packages of ``others`` resolve as the index was on ``as_of``.
     """
     candidates = list(releases)
     lo, hi = 0, len(candidates) - 1
@@ -140,7 +143,14 @@ def bisect_releases(
     while hi - lo > 1:
         mid = (lo + hi) // 2
         answer = yield from _step(
-            Need(python, _pins({**others, package: candidates[mid]}), execution, package), trials
+            Need(
+                python,
+                _pins({**others, package: candidates[mid]}),
+                execution,
+                package,
+                as_of=as_of,
+            ),
+            trials,
         )
         if answer.passed is None:
             del candidates[mid]

@@ -1,14 +1,20 @@
 """How far a version-conditioned problem reaches: the releases of its library over which
-its solution passes.
+a solution passes — its reference, or a model's answer.
 
-A GitChameleon problem is written for one release (``scipy==1.8.1``). Its reference is run
+A GitChameleon problem is written for one release (``scipy==1.8.1``). A solution is run
 there, then at the newest and at the oldest release of the library with a wheel for the
 problem's Python, the problem's other pins held where they install (where they do not,
-they rise as little as the release needs: ``lab_mod.Lab``). Where an end fails, the
-releases between it and the pinned one are bisected for the last that passes. A range is
-assumed to be one piece, as bisection assumes everywhere. When the newest release with a
-wheel for that Python is not the library's newest, the newest is tried too, on the first
+they rise as little as the release needs: ``lab.Lab``). Where an end fails, the releases
+between it and the pinned one are bisected for the last that passes. A range is assumed
+to be one piece, as bisection assumes everywhere. When the newest release with a wheel
+for that Python is not the library's newest, the newest is tried too, on the first
 Python that has a wheel of it.
+
+A model's answer may fail at the problem's own release: written for older releases
+(stale), or for newer ones. Then the ends are tried first, the oldest first: where one passes, the releases
+between it and the pinned one are bisected for the first that passes, and the range runs
+from there to that end; where neither does, the middle of each side is tried once, and
+an answer that passes nowhere tried has no range (it is wrong, not dated).
 
 Each problem gets a class from two facts: does the solution pass on a release older than
 its own minor series (*works earlier*), and does it pass up to the library's newest
@@ -27,12 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from harness.analysis.ranges import Reach, classify
+from harness.analysis.ranges import Reach, classify, signed_error
+from harness.core.libraries import lookup
+from harness.core.problem import REFERENCE
 from harness.envside.protocol import SUPPORTED_PYTHONS
-from harness.labs.bisection import _pins, bisect_releases
+from harness.labs.bisection import _pins, bisect_releases, distribution
 from harness.labs.lab import Answer, Need
 
 if TYPE_CHECKING:
+    import datetime as dt
     from collections.abc import Callable, Generator, Mapping, Sequence
 
     from harness.execute.runner import Execution
@@ -42,6 +51,12 @@ if TYPE_CHECKING:
 # unpinned package would sink to its first release. These releases install on every
 # Python from 3.8 to 3.13.
 HELD = {"pytest": "8.3.5", "setuptools": "75.3.0"}
+
+
+def package_of(library: str) -> str:
+    """The distribution a library's releases are tried as (``scikit-learn``, ``torch``)."""
+    lib = lookup(library)
+    return lib.package if lib else distribution(library)
 
 
 def finals(versions: Sequence[str]) -> list[str]:
@@ -65,37 +80,56 @@ def investigate(
     others: Mapping[str, str],
     releases: Callable[[str, str], list[str]],
     today: str,
+    as_of: dt.date | None = None,
 ) -> Generator[Need, Answer, Reach]:
-    """The reach of ``execution`` (a reference) over ``package``'s releases."""
+    """The reach of ``execution`` (a reference, or a model's answer) over ``package``'s
+    releases; the unpinned packages of ``others`` resolve as the index was on ``as_of``."""
     trials = [0]
-    found = Reach(execution.problem.id, package, pinned, python, today=today)
+    found = Reach(
+        execution.problem.id, package, pinned, python, today=today, source=execution.solution.source
+    )
 
     def done(**fields: Any) -> Reach:
+        if fields.get("lowest") and fields.get("highest"):
+            fields["error"] = signed_error(series, pinned, fields["lowest"], fields["highest"])
         return Reach(**{**found.to_dict(), **fields, "trials": trials[0]})
 
     def ask(version: str, on: str = python) -> Generator[Need, Answer, Answer]:
         trials[0] += 1
         pins = _pins({**others, package: version})
-        return (yield Need(on, pins, execution, package))
+        return (yield Need(on, pins, execution, package, as_of=as_of))
 
     series = finals(releases(package, python))
     if pinned not in series:
         series = sorted({*series, pinned}, key=Version)
     start = yield from ask(pinned)
-    if not start.passed:
-        why = "does not install" if start.passed is None else "fails"
-        detail = (
-            start.env.error
-            if start.passed is None
-            else (start.outcome.first_line if start.outcome else "")
+    if start.passed is None:
+        detail = start.env.error
+        return done(
+            oldest=series[0], note=f"does not install at its own release {pinned}: {detail}"[:300]
         )
-        return done(oldest=series[0], note=f"{why} at its own release {pinned}: {detail}"[:300])
     at = series.index(pinned)
+    if not start.passed and execution.solution.source == REFERENCE:
+        # a reference that fails at its own release is a broken problem: nothing to range
+        detail = start.outcome.first_line if start.outcome else ""
+        return done(oldest=series[0], note=f"fails at its own release {pinned}: {detail}"[:300])
+    if not start.passed:
+        elsewhere = yield from _elsewhere(
+            execution, package, series, at, python, others, trials, ask
+        )
+        if elsewhere is None:
+            detail = start.outcome.first_line if start.outcome else ""
+            return done(oldest=series[0], note=f"fails at its own release {pinned}: {detail}"[:300])
+        lowest, highest, below, above = elsewhere
+        return done(
+            lowest=lowest, highest=highest, below=below, above=above, oldest=series[0],
+            passes_pinned=False,
+        )  # fmt: skip
     highest, above, top = yield from _edge(
-        execution, package, series[at:], python, others, trials, ask
+        execution, package, series[at:], python, others, trials, ask, as_of
     )
     lowest, below, _ = yield from _edge(
-        execution, package, series[: at + 1][::-1], python, others, trials, ask
+        execution, package, series[: at + 1][::-1], python, others, trials, ask, as_of
     )
     note = ""
     if top and Version(highest) < Version(today):
@@ -119,7 +153,59 @@ def investigate(
         oldest=series[0],
         klass=classify(pinned, lowest, highest, today),
         note=note,
+        passes_pinned=True,
     )
+
+
+def _elsewhere(
+    execution: Execution,
+    package: str,
+    series: Sequence[str],
+    at: int,
+    python: str,
+    others: Mapping[str, str],
+    trials: list[int],
+    ask: Callable[[str], Generator[Need, Answer, Answer]],
+    as_of: dt.date | None = None,
+) -> Generator[Need, Answer, tuple[str, str, str | None, str | None] | None]:
+    """Where an answer that fails at the pinned release (``series[at]``) passes: (lowest,
+    highest, the release below lowest that fails, the one above highest that fails), or
+    None when it passes on none of the releases tried. The older side first, then the
+    newer; each at its far end, then at its middle."""
+    # from the pinned one outwards, the older side first: a model's answer is far more
+    # often written for older releases than for newer ones
+    sides = (list(series[: at + 1][::-1]), list(series[at:]))
+    for span in sides:
+        far_end: bool | None = None  # how the far end answered, once asked
+        for probe in dict.fromkeys(i for i in (len(span) - 1, len(span) // 2) if i > 0):
+            answer = yield from ask(span[probe])
+            if probe == len(span) - 1:
+                far_end = answer.passed
+            if not answer.passed:
+                continue
+            # bisect from the passing probe towards the pinned release (which fails)...
+            inward = span[: probe + 1][::-1]
+            good, bad, _, _ = yield from bisect_releases(
+                execution, package, inward, python, others, trials, True, as_of
+            )
+            near, nearer = inward[good or 0], inward[bad] if bad is not None else None
+            # ...and outwards, when the probe is not the far end (known to fail there, or
+            # not to install: then the edge is looked for among the releases before it)
+            far, farther = span[probe], None
+            outward = span[probe:]
+            if far_end is False and len(outward) > 1:
+                good, bad, _, _ = yield from bisect_releases(
+                    execution, package, outward, python, others, trials, True, as_of
+                )
+                far, farther = outward[good or 0], outward[bad] if bad is not None else None
+            elif far_end is None and len(outward) > 2:
+                far, farther, _ = yield from _edge(
+                    execution, package, outward[:-1], python, others, trials, ask, as_of
+                )
+            ends = sorted([near, far], key=Version)
+            fails = (nearer, farther) if Version(near) <= Version(far) else (farther, nearer)
+            return ends[0], ends[1], fails[0], fails[1]
+    return None
 
 
 def _edge(
@@ -130,6 +216,7 @@ def _edge(
     others: Mapping[str, str],
     trials: list[int],
     ask: Callable[[str], Generator[Need, Answer, Answer]],
+    as_of: dt.date | None = None,
 ) -> Generator[Need, Answer, tuple[str, str | None, bool]]:
     """The farthest release of ``span`` (from the pinned one, which passes, outwards)
     that still passes, the nearest beyond it that fails (None: none does), and whether
@@ -141,7 +228,7 @@ def _edge(
             return span[-1], None, True
         if end.passed is False:
             good, bad, _, _ = yield from bisect_releases(
-                execution, package, span, python, others, trials, good_passes=True
+                execution, package, span, python, others, trials, True, as_of
             )
             return span[good or 0], span[bad] if bad is not None else None, False
         span.pop()  # the far end does not install here: the next one in

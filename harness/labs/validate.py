@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # Release of the library before the change + this, for the era of its companions.
-_COMPANIONS_LAG = dt.timedelta(days=30)
+COMPANIONS_LAG = dt.timedelta(days=30)
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _package(problem: Problem) -> str:
     return lib.package if lib else distribution(problem.library)
 
 
-def _companions(problem: Problem, package: str) -> dict[str, str]:
+def companions(problem: Problem, package: str) -> dict[str, str]:
     """The other distributions the problem needs, unpinned (""): what it imports, and
     NumPy (and SciPy under scikit-learn), which every library here is compiled against."""
     own = set(same_library(package))
@@ -193,7 +193,7 @@ def validate(
         return check(False, "–", "needs a [change] table and an old idiom to validate")
     modern = Execution(problem, Solution(problem.id, REFERENCE, problem.reference_code))
     old = Execution(problem, Solution(problem.id, IDIOM_PREFIX + "old", old_code))
-    companions = _companions(problem, package)
+    companions_of = companions(problem, package)
     try:
         newest = facts.newest_python(package)
     except (IndexUnavailableError, LookupError) as exc:
@@ -203,14 +203,14 @@ def validate(
     latest_python, available = newest
     latest = available[-1]
     now = yield from _step(
-        Need(latest_python, _pins({**companions, package: latest}), modern), trials
+        Need(latest_python, _pins({**companions_of, package: latest}), modern), trials
     )
     if not now.passed:
         return check(False, f"modern idiom {_status(now)} on {package} {latest}", _why(now))
 
     if not change.changed:
         warned = yield from _step(
-            Need(latest_python, _pins({**companions, package: latest}), old), trials
+            Need(latest_python, _pins({**companions_of, package: latest}), old), trials
         )
         if not warned.passed:
             return check(False, f"old idiom {_status(warned)} on {latest}", _why(warned))
@@ -219,7 +219,7 @@ def validate(
         return check(True, f"warns on {latest}", _first_warning(warned))
 
     try:
-        found = _before(facts, package, change.changed)
+        found = release_before(facts, package, change.changed)
     except (IndexUnavailableError, LookupError) as exc:
         return check(False, "–", f"package index: {exc}")
     if found is None:
@@ -228,13 +228,13 @@ def validate(
         )
     python, before, series = found
     era = facts.uploaded(package, before)
-    as_of = era + _COMPANIONS_LAG if era else None
+    as_of = era + COMPANIONS_LAG if era else None
     start = yield from _step(
-        Need(python, _pins({**companions, package: before}), old, as_of=as_of), trials
+        Need(python, _pins({**companions_of, package: before}), old, as_of=as_of), trials
     )
     if not start.passed:
         return check(False, f"old idiom {_status(start)} on {before}", _why(start))
-    others = {p: start.env.versions.get(p, "") for p in companions}
+    others = {p: start.env.versions.get(p, "") for p in companions_of}
     end = (
         series[-1]
         if span == "full"
@@ -250,7 +250,9 @@ def validate(
     return check(ok, observed, notes)
 
 
-def _before(facts: ReleaseFacts, package: str, changed: str) -> tuple[str, str, list[str]] | None:
+def release_before(
+    facts: ReleaseFacts, package: str, changed: str
+) -> tuple[str, str, list[str]] | None:
     """A Python, the release before ``changed`` on it, and its releases from there on."""
     for python in reversed(facts.pythons):
         series = facts.on(package, python)
