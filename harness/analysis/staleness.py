@@ -55,11 +55,18 @@ class Entry:
     codemod: str | None = None  # the harness.labs.repair codemod that rewrites it, if one does
     # how a failure caused by the change reads (a behaviour no code pattern shows)
     error: re.Pattern[str] | None = None
+    # how code uses the new API, and the first release that has it: an answer that uses
+    # it knows the library at least as of that release (harness.analysis.deprecations)
+    new_pattern: re.Pattern[str] | None = None
+    introduced: str | None = None
+    # how the library's warning about the old API reads (default: it names the old API)
+    warning: re.Pattern[str] | None = None
 
 
 def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
     """Catalogue entries: ``[[api]]`` tables with library, old, new, pattern (or error),
-    deprecated, removed, codemod."""
+    deprecated, removed, codemod, and the new API's new_pattern, introduced and the
+    library's warning."""
     doc = TomlFile.load(path, ProblemError)
     entries = []
     for i, item in enumerate(doc.data.get("api", [])):
@@ -72,7 +79,10 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
                 raise ProblemError(doc.display, f"{where}.{key}", "missing or not a string")
         if "codemod" in item and (not isinstance(item["codemod"], str) or not item["codemod"]):
             raise ProblemError(doc.display, f"{where}.codemod", "not a codemod's name")
-        pattern, error = (_regex(doc.display, where, item, key) for key in ("pattern", "error"))
+        pattern, error, new_pattern, warning = (
+            _regex(doc.display, where, item, key)
+            for key in ("pattern", "error", "new_pattern", "warning")
+        )
         entries.append(
             Entry(
                 item["library"],
@@ -83,6 +93,9 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Entry]:
                 item.get("removed"),
                 item.get("codemod"),
                 error,
+                new_pattern,
+                item.get("introduced"),
+                warning,
             )
         )
     return entries

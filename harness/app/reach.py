@@ -10,7 +10,7 @@ A problem is version-conditioned two ways here:
 * it is one of ours, built around an API change: the release it asks about is the one its
   ``[change]`` names (``changed``), tried on the newest local Python with wheels of it
   and the release before it, the problem's other libraries resolved as the index was a
-  month after that release (as ``harness validate-problems`` does). Libraries named by
+  month after that release, then held while the library moves. Libraries named by
   ``--near`` (torch, TensorFlow: gigabytes a release) are tried on the releases next to
   that one only.
 
@@ -128,8 +128,8 @@ def _change_targets(
             continue
         if found is None:
             continue
-        python, before, _ = found
-        era = facts.uploaded(package, before)
+        python, _before, _ = found
+        era = facts.uploaded(package, change.changed)
         targets[problem.id] = Target(
             package,
             change.changed,

@@ -83,7 +83,9 @@ def investigate(
     as_of: dt.date | None = None,
 ) -> Generator[Need, Answer, Reach]:
     """The reach of ``execution`` (a reference, or a model's answer) over ``package``'s
-    releases; the unpinned packages of ``others`` resolve as the index was on ``as_of``."""
+    releases. The unpinned packages of ``others`` resolve at the first trial (the pinned
+    release) as the index was on ``as_of``, and are held at what they resolved to from
+    then on, as the library moves."""
     trials = [0]
     found = Reach(
         execution.problem.id, package, pinned, python, today=today, source=execution.solution.source
@@ -103,6 +105,9 @@ def investigate(
     if pinned not in series:
         series = sorted({*series, pinned}, key=Version)
     start = yield from ask(pinned)
+    if as_of is not None and start.env.ok:
+        others = {p: v or start.env.versions.get(p, "") for p, v in others.items()}
+        as_of = None
     if start.passed is None:
         detail = start.env.error
         return done(
