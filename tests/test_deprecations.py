@@ -93,7 +93,8 @@ def test_a_new_api_used_dates_the_knowledge_from_its_release_on() -> None:
     found = measure("m", solutions, [], CATALOGUE, DATES, samples=50)
     assert found.newest.startswith("pandas 2.2.0")
     assert found.newest_day == day_of(DATES, "pandas", "2.2.0")
-    assert found.date is not None and found.date >= found.newest_day
+    assert found.date is not None and found.newest_day is not None
+    assert found.date >= found.newest_day
     assert found.stale_answers == ()
 
 

@@ -135,7 +135,7 @@ def test_standard_library_imports_are_not_companions() -> None:
     loaded = problemsets.load_problems([ROOT / "problems"])
     table = next(p for p in loaded if p.id == "problems/pandas/whitespace-table")
     assert "io" in table.requires
-    companions = validate._companions(table, "pandas")
+    companions = validate.companions(table, "pandas")
     assert "io" not in companions
     assert "numpy" in companions
 
