@@ -269,3 +269,33 @@ def test_the_days_an_answer_works_on() -> None:
     )
     assert open_below.works == (None, None)
     assert Reach.from_dict(dated.to_dict()) == dated
+
+
+@pytest.mark.network
+def test_a_stale_answer_is_dated_before_the_change_it_missed(tmp_path: Path) -> None:
+    """Our problem built around pandas 2.0's removal of DataFrame.append: a model that
+    answers with ``append`` works up to pandas 1.5 (error -1), the reference from its
+    own release on, and the model's knowledge date falls before pandas 2.0.0."""
+    problem = "problems/pandas/append-rows"
+    answers = tmp_path / "stale-answers.jsonl"
+    answers.write_text(
+        json.dumps(
+            {"problem_id": problem, "code": "result = stock.append(arrivals, ignore_index=True)\n"}
+        )
+        + "\n"
+    )
+    out = tmp_path / "reach"
+    run_harness(
+        "reach", "--problems", "problems", "--problem-id", problem, "--answers", str(answers),
+        "--no-idioms", "--out", str(out), "-j", "2", "-q", cwd=ROOT,
+    )  # fmt: skip
+    found = {r["source"]: r for r in json.loads((out / "reach.json").read_text())}
+    stale, reference = found["model:stale"], found["reference"]
+    assert (stale["pinned"], stale["above"], stale["error"]) == ("2.0.0", "2.0.0", -1)
+    assert stale["passes_pinned"] is False and stale["highest"].startswith("1.5.")
+    assert reference["error"] == 0 and reference["passes_pinned"] is True
+    (known,) = json.loads((out / "knowledge.json").read_text())
+    assert known["source"] == "model:stale" and known["stale"] == 1.0
+    assert known["date"] < stale["dates"]["2.0.0"]  # ISO dates compare as days
+    text = (out / "reach.md").read_text()
+    assert "`stale`: 100% of its answers are written for older releases than asked" in text
