@@ -215,7 +215,7 @@ def test_bigcodebench_samples_as_its_evaluator_reads_them(
     assert read.description.endswith(f"1 answers (1 {how})")
 
 
-def test_a_line_without_the_files_code_field_says_which_shape_it_was_read_as(
+def test_a_line_without_its_shapes_code_field_says_which_shape_it_was_read_as(
     tmp_path: Path,
 ) -> None:
     path = write_lines(
@@ -226,5 +226,23 @@ def test_a_line_without_the_files_code_field_says_which_shape_it_was_read_as(
         read_answers(path, [gitchameleon_problem("0"), gitchameleon_problem("1")])
     assert str(info.value).endswith(
         "g.jsonl:2: line 2: no answer or solution or output "
-        "(the file is GitChameleon generations, by its first line)"
+        "(a line of GitChameleon generations, by its keys)"
+    )
+
+
+def test_a_file_of_one_models_answers_to_several_benchmarks_reads_each_line_by_its_keys(
+    tmp_path: Path,
+) -> None:
+    path = write_lines(
+        tmp_path / "mixed.jsonl",
+        [
+            {"task_id": "BigCodeBench/0", "solution": "def task_func():\n    return 1\n"},
+            {"example_id": "0", "answer": "```python\nx = 1\n```"},
+        ],
+    )
+    read = read_answers(path, [bigcodebench_problem("BigCodeBench/0"), gitchameleon_problem("0")])
+    assert [s.code for s in read.solutions] == ["def task_func():\n    return 1\n", "\nx = 1\n"]
+    assert read.description == (
+        "mixed.jsonl: BigCodeBench samples (task_id + solution) and GitChameleon generations "
+        "(example_id + answer), 2 answers (1 as is, 1 from a ```python block)"
     )

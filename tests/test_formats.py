@@ -525,7 +525,14 @@ def test_bigcodebench_rows_as_released() -> None:
         "    x = np.arange(n)\n    return pd.DataFrame({'x': x, 'y': x ** 2})\n"
     )
     assert first.prompt.startswith("Build a DataFrame")  # the instruct prompt
-    assert first.metadata == {"format": "bigcodebench", "entry_point": "task_func"}
+    # the prompts stay beside the task: a sample's completion follows complete_prompt, a
+    # calibrated solution the code_prompt (harness/problems/shapes.py)
+    assert first.metadata == {
+        "format": "bigcodebench",
+        "entry_point": "task_func",
+        "complete_prompt": sample_rows("bigcodebench-release")[0]["complete_prompt"],
+        "code_prompt": sample_rows("bigcodebench-release")[0]["code_prompt"],
+    }
     assert set(first.requires) == {"pandas", "numpy", "unittest"}
     assert loaded[1].library == "python"  # the standard library only
 

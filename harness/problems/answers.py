@@ -77,13 +77,11 @@ def read_answers(
     match = _Matcher(problems)
     solutions: list[Solution] = []
     seen: dict[str, int] = {}
-    shape: shapes.Shape | None = None
-    described = ""
+    described: dict[str, None] = {}  # the shapes met, in order (a file may mix them)
     how: Counter[str] = Counter()
     for number, row in read_rows(path, shown):
-        if shape is None:
-            shape = shapes.shape_of(row)
-            described = shape.describe(row)
+        shape = shapes.shape_of(row)
+        described.setdefault(shape.describe(row))
         key = _problem_key(row)
         if key is None:
             raise line_error(shown, number, "no problem_id (or metadata.problem_id)")
@@ -108,7 +106,8 @@ def read_answers(
             for target in [problem, *match.oracles.get(problem.id, [])]
         )
     ways = ", ".join(f"{n} {way}" for way, n in how.most_common())
-    line = f"{path.name}: {described or 'empty'}, {sum(how.values())} answers" + (
+    shown_shapes = " and ".join(described) or "empty"
+    line = f"{path.name}: {shown_shapes}, {sum(how.values())} answers" + (
         f" ({ways})" if ways else ""
     )
     return Answers(tuple(solutions), line)

@@ -1,8 +1,9 @@
 """The shapes of answer files as each benchmark's own tools write them, and how each
 upstream takes the code out of one of its lines.
 
-A user points ``--answers`` at what the benchmark's tools wrote, unconverted. The first
-line of a file tells its shape; every line of it is then read that way:
+A user points ``--answers`` at what the benchmark's tools wrote, unconverted. Each line's
+keys tell its shape (a file made by one upstream has one shape; a file of one model's
+answers to several benchmarks may mix them):
 
 * **DS-1000** (``code``, and ``problem_id`` or ``metadata.problem_id``): DS-1000's
   ``postprocess`` (a list's first element; cut at ``</code>``, fences and
@@ -84,9 +85,7 @@ class Shape:
         for field_name in self.fields:
             if field_name in row and row[field_name] is not None:
                 return self.read(field_name, row[field_name], problem, file_name)
-        raise ShapeError(
-            f"no {' or '.join(self.fields)} (the file is {self.name}, by its first line)"
-        )
+        raise ShapeError(f"no {' or '.join(self.fields)} (a line of {self.name}, by its keys)")
 
     def describe(self, row: Mapping[str, Any]) -> str:
         """``GitChameleon generations (example_id + answer)``: the shape and the fields a
@@ -154,7 +153,7 @@ CIBENCH = Shape("CIBench sessions", ("steps",), _steps)
 
 
 def shape_of(row: Mapping[str, Any]) -> Shape:
-    """The shape of a file, from its first line."""
+    """The shape of one line, from its keys."""
     if "code" in row:
         return DS1000
     if "steps" in row:
