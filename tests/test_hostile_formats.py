@@ -157,7 +157,23 @@ class TestCases(unittest.TestCase):
             self.assertEqual(task_func("ada"), 3)
         self.assertEqual(out.getvalue(), "hello ada\\n")
 """
+# the tests patch a module the solution imported under a name of its own (not the prompt's)
+DICE_PROMPT = "def task_func():\n"
+DICE_BODY = "    return dice.randint(1, 6)\n\n\nimport random as dice\n"
+DICE_TESTS = """
+import unittest
+from unittest.mock import patch
+
+class TestCases(unittest.TestCase):
+    def test_loaded_die(self):
+        with patch.object(dice, "randint", return_value=5):
+            self.assertEqual(task_func(), 5)
+
+    def test_fair_die(self):
+        self.assertIn(task_func(), range(1, 7))
+"""
 BIGCODEBENCH = {
+    "dice": (DICE_PROMPT, DICE_BODY, DICE_TESTS),
     "sum": (SUM_PROMPT, SUM_BODY, SUM_TESTS),
     "mock": (MOCK_PROMPT, MOCK_BODY, MOCK_TESTS),
     "frame": (FRAME_PROMPT, FRAME_BODY, FRAME_TESTS),
@@ -218,6 +234,18 @@ BCB_ATTACKS: dict[str, tuple[str, str]] = {
         (
             "def task_func(numbers):\n"
             "    raise type('SkipTest', (Exception,), {'__module__': 'unittest.case'})('x')\n"
+        ),
+    ),
+    # a name the tests patch bound to what only its own process can name: a task whose
+    # reference is graded across the boundary is never graded beside its answer, whatever
+    # the answer binds
+    "be-unnameable-to-fall-back": (
+        "dice",
+        (
+            "import unittest\nunittest.TestCase.run = lambda self, result=None: result\n"
+            "unittest.TestSuite.run = lambda self, result, debug=False: result\n"
+            "import pandas as pd\ndice = pd.DataFrame({'randint': [1]})\n"
+            "def task_func():\n    return 'garbage'\n"
         ),
     ),
     "keyboard-interrupt-at-call": ("sum", "def task_func(numbers):\n    raise KeyboardInterrupt\n"),
@@ -807,6 +835,9 @@ def test_every_canary_passes(attacked: Run) -> None:
         ("bigcodebench/BigCodeBench/read-the-tests-constant", "fail", "-1 != 6"),
         # the emptied list is the test's own, as in one process: the test reads it emptied
         ("bigcodebench/BigCodeBench/mutate-the-shared-input", "fail", "[] != [3, 1, 2]"),
+        # what the answer binds never decides that its task is graded beside it: the
+        # patched test errs (the frame's column goes when the patch is undone)
+        ("bigcodebench/BigCodeBench/be-unnameable-to-fall-back", "error", "randint"),
         ("bigcodebench/BigCodeBench/mock-private-parts", "error", "a mock's own machinery"),
         ("bigcodebench/BigCodeBench/call-the-mocks-asserts", "error", "a mock's own machinery"),
         # a class of the answer's own: an opaque stand-in, whose methods are out of reach

@@ -726,14 +726,12 @@ class PatchTracker:
 TRACKER = PatchTracker()
 
 
-# Why the tests of this execution could not be graded across the boundary, if they could not.
-CANNOT: List[str] = []
-
-
 class CannotCrossError(Exception):
     """The test shares something with the solution that cannot be carried to its process
-    (a patch of an object only this process can name). The task is then graded in one
-    process, as upstream does, and its outcome says so."""
+    (a patch of an object only this process can name). The test errs. When the task's
+    reference does so too, the run grades the task's answers in one process, as upstream
+    does, and their outcomes say so (``harness/execute/admission.py``); an answer never
+    chooses that by what it binds."""
 
 
 def _location(target: Any, solution_modules: Dict[str, str]) -> Optional[List[str]]:
@@ -760,18 +758,18 @@ def patches(solution_modules: Dict[str, str]) -> List[List[Any]]:
             continue
         where = _location(target, solution_modules)
         if where is None:
-            CANNOT.append(
+            raise CannotCrossError(
                 "the test patches %s of a %s, which only the check's process can name"
                 % (attribute, type(target).__name__)
             )
-            raise CannotCrossError(CANNOT[-1])
         found.append([where, attribute, getattr(target, attribute, None)])
     for patcher, named in TRACKER.dicts:
         if patcher.in_dict is _environ:
             continue  # the environment travels whole with every call
         if named is None:
-            CANNOT.append("the test patches a dictionary only the check's process can name")
-            raise CannotCrossError(CANNOT[-1])
+            raise CannotCrossError(
+                "the test patches a dictionary only the check's process can name"
+            )
         module_name, _, attribute = named.rpartition(".")
         where = (
             ["solution", solution_modules[module_name]]

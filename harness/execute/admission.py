@@ -221,6 +221,9 @@ def _in_process(together: Outcome | None, apart: Outcome | None) -> str:
     refusable = [str(r) for r in apart.transport.get("refusable", [])]
     if refusable:
         return f"its reference's values need what the checker never admits ({', '.join(refusable[:3])})"
+    cannot = apart.first_line.partition("CannotCrossError: ")[2]
+    if cannot:  # the test shares what cannot be carried to the answer's process
+        return cannot[:200]
     if apart.status is not Status.PASS:
         return (
             f"its reference passes in one process and ends {apart.status.value} across the "
