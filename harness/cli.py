@@ -391,7 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command].run(args)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        for line in exc.lines():  # several mistakes of one file: one line each
+            print(f"error: {line}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted: results written so far are kept", file=sys.stderr)

@@ -153,14 +153,15 @@ def run_cli(*args: str) -> tuple[int, str]:
 
 
 def assert_clean_refusal(code: int, stderr: str, path: Path) -> None:
-    """Accepted (0), or refused with exit 2 and one line naming the file."""
+    """Accepted (0), or refused with exit 2 and one line per mistake, each naming the file."""
     assert "Traceback" not in stderr
     if code == 0:
         return
     assert code == 2, stderr
     lines = stderr.strip().splitlines()
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith(f"error: {path}"), lines[0]
+    assert lines, stderr
+    for line in lines:
+        assert line.startswith(f"error: {path}"), line
 
 
 def assert_one_line(error: HarnessError, path: Path) -> None:

@@ -26,6 +26,17 @@ def test_bad_matrix_is_one_line_and_status_2(write: Writer) -> None:
     )
 
 
+def test_each_mistake_of_a_matrix_is_a_line_and_status_2(write: Writer) -> None:
+    path = write("m.toml", '[combos.a]\npython = "3.11"\nnumpy = "1.2x"\npandas = "2.x"\n')
+    proc = run_harness("combos", "--matrix", str(path), cwd=ROOT, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        f"error: {path}:3: combo 'a'.numpy: '1.2x' is not a valid version or specifier\n"
+        f"error: {path}:4: combo 'a'.pandas: '2.x' is not a valid version or specifier\n"
+    )
+
+
 def test_bad_problem_file_is_one_line_and_status_2(write: Writer, tmp_path: Path) -> None:
     problems = write("bad.jsonl", "{not json\n")
     matrix = write("m.toml", '[combos.a]\npython = "3.11"\n')

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.errors import HarnessError, ProblemError, SpecError, UsageError
+from harness.core.errors import (
+    HarnessError,
+    ProblemError,
+    SpecError,
+    SpecErrorGroup,
+    UsageError,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,3 +45,16 @@ def test_a_usage_error_is_the_command_s() -> None:
     error = UsageError("--resume takes no --combos")
     assert str(error) == "harness: --resume takes no --combos"
     assert (error.file, error.where, error.line, error.exit_code) == ("harness", None, None, 2)
+
+
+def test_a_group_of_spec_errors_is_a_line_each() -> None:
+    first = SpecError("m.toml", "matrix.timeout", "expected a positive number", line=2)
+    second = SpecError("m.toml", "combo 'a'.numpy", "'1.2x' is not a valid version", line=5)
+    group = SpecErrorGroup([first, second])
+    assert isinstance(group, SpecError) and group.exit_code == 2
+    assert group.lines() == (
+        "m.toml:2: matrix.timeout: expected a positive number",
+        "m.toml:5: combo 'a'.numpy: '1.2x' is not a valid version",
+    )
+    assert str(group) == "\n".join(group.lines())
+    assert group.errors == (first, second) and first.lines() == (str(first),)

@@ -4,8 +4,10 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from harness.core.errors import SpecError
+from harness.core.errors import SpecError, SpecErrorGroup
 from harness.envs import build as envs
 from harness.matrix.spec import VersionKind, load, parse_constraint
 from tests.conftest import Writer
@@ -504,3 +506,148 @@ def test_nightly_mistakes_give_one_located_line(write: Writer, text: str, messag
     with pytest.raises(SpecError) as info:
         load(path, display="m.toml")
     assert str(info.value) == message
+
+
+# -- every mistake of a file at once ------------------------------------------------------
+
+SEVERAL_MISTAKES = """\
+[nightly]
+shards = 0
+[matrix]
+python = 3.10
+baseline = "Old_1"
+threads = 2
+[combos.Old_1]
+numpy = "1.26.4"
+[combos.new]
+numpy = "2.x"
+pandas = "latest"
+as_of = "June 2023"
+[axes.grid]
+numpy = ["1.26.4", "2.2.6"]
+tags = [1]
+[timeline.t]
+start = 2020-01-01
+libraries = ["np"]
+"""
+
+
+def test_every_independent_mistake_is_reported_once_in_file_order(write: Writer) -> None:
+    path = write("m.toml", SEVERAL_MISTAKES)
+    with pytest.raises(SpecErrorGroup) as info:
+        load(path, display="m.toml")
+    expected = [
+        "m.toml:2: nightly.shards: expected a whole number of at least 1, got int 0",
+        'm.toml:4: matrix.python: write the version as a string, e.g. "3.10"',
+        "m.toml:6: [matrix]: unknown key 'threads'",
+        "m.toml:7: combo 'Old_1': id must be lower-case letters, digits and '-' (try 'old-1')",
+        "m.toml:10: combo 'new'.numpy: '2.x' is not a valid version or specifier",
+        "m.toml:12: combo 'new'.as_of: 'June 2023' is not a date like 2023-06-01",
+        # the axis's tags are in each of its two combos: one mistake, said once
+        "m.toml:15: axis 'grid'.tags: expected a list of strings, got a list",
+        "m.toml:18: timeline 't'.libraries: the library is called 'numpy'",
+    ]
+    # and no follow-on: no combo is "missing" the Python [matrix] gave wrong, and the
+    # baseline names the combo whose id is wrong, not a combo that does not exist
+    assert list(info.value.lines()) == expected
+    assert str(info.value) == "\n".join(expected)
+    assert [(e.line, e.where) for e in info.value.errors][:2] == [
+        (2, "nightly.shards"),
+        (4, "matrix.python"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "messages"),
+    [
+        # a table that cannot be a table: the other tables are still checked
+        (
+            'combos = 1\n[matrix]\npython = "3.11"\n[axes.g]\nnumpy = ["1.x"]\n',
+            [
+                "m.toml:1: [combos]: expected a table, got int 1",
+                "m.toml:5: axis 'g'.numpy: '1.x' is not a valid version or specifier",
+            ],
+        ),
+        # a wrong axis stops that axis (its rules name the axes), not the next one
+        (
+            (
+                '[axes.a]\npython = "3.11"\nnumpyy = ["1"]\nexclude = [{ numpyy = "1" }]\n'
+                '[axes.b]\npython = "3.11"\npandas = ["1", "2"]\nexclude = [{ pandas = "3" }]\n'
+            ),
+            [
+                "m.toml:3: axis 'a': unknown key 'numpyy' (did you mean 'numpy'?)",
+                "m.toml:8: axis 'b'.exclude[0].pandas: '3' is not one of the axis values ['1', '2']",
+            ],
+        ),
+        # every key of a timeline is checked, though one wrong makes no dates
+        (
+            '[timeline.t]\nstart = "July 2020"\nevery = "2 weeks"\nlibraries = ["np"]\n',
+            [
+                "m.toml:1: timeline 't': '2 weeks' is not a step like '6 months' or '1 year'",
+                "m.toml:2: timeline 't'.start: 'July 2020' is not a date like 2023-06-01",
+                "m.toml:4: timeline 't'.libraries: the library is called 'numpy'",
+            ],
+        ),
+        # a lane and the combos beside it
+        (
+            (
+                '[combos.a]\npython = "3.11"\nnumpy = ""\n[nightly]\ncombos = ["b*"]\n'
+                "[nightly.lanes.dev]\npython = 3.12\n"
+            ),
+            [
+                "m.toml:3: combo 'a'.numpy: empty version (leave the key out to leave the library out)",
+                "m.toml:5: nightly.combos: 'b*' matches no combo",
+                "m.toml:7: lane 'dev'.python: write the version as a string, e.g. \"3.12\"",
+            ],
+        ),
+    ],
+)
+def test_independent_parts_are_each_checked(write: Writer, text: str, messages: list[str]) -> None:
+    path = write("m.toml", text)
+    with pytest.raises(SpecError) as info:
+        load(path, display="m.toml", today=dt.date(2026, 1, 1))
+    assert list(info.value.lines()) == messages
+
+
+# One mistake per line of a combo's table, and the message it gives there.
+COMBO_MISTAKES = (
+    ('numpy = "1.2x"', "combo '{id}'.numpy: '1.2x' is not a valid version or specifier"),
+    ('python = "3.7"', "combo '{id}'.python: '3.7' is older than 3.8, the oldest supported"),
+    ('as_of = "June 2023"', "combo '{id}'.as_of: 'June 2023' is not a date like 2023-06-01"),
+    ('sklearn = "1.4"', "combo '{id}': unknown key 'sklearn': the library is called 'scikit-learn'"),
+    ("tags = [1]", "combo '{id}'.tags: expected a list of strings, got a list"),
+    ('nightly = "yes"', "combo '{id}'.nightly: expected true or false, got str 'yes'"),
+    ('extra_index_url = "ftp://x"', "combo '{id}'.extra_index_url: 'ftp://x' is not an http(s) or file URL"),
+)  # fmt: skip
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    combos=st.lists(
+        st.lists(st.sampled_from(range(len(COMBO_MISTAKES))), unique=True, max_size=3),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_mistakes_together_are_the_mistakes_alone(write: Writer, combos: list[list[int]]) -> None:
+    """However mistakes are spread over combos, each is reported with its own line and
+    message, as it would be alone, in the order of the file."""
+    lines = ['[matrix]\npython = "3.11"']
+    expected = []
+    for n, mistakes in enumerate(combos):
+        lines.append(f"[combos.c{n}]")
+        for index in mistakes:
+            written, message = COMBO_MISTAKES[index]
+            lines.append(written)
+            expected.append(f"m.toml:{len(lines) + 1}: {message.format(id=f'c{n}')}")
+    path = write("m.toml", "\n".join(lines) + "\n")
+    if not expected:
+        assert [c.id for c in load(path).combos] == [f"c{n}" for n in range(len(combos))]
+        return
+    with pytest.raises(SpecError) as info:
+        load(path, display="m.toml")
+    assert list(info.value.lines()) == expected
+    if len(expected) == 1:  # alone, it is the error it always was
+        assert type(info.value) is SpecError and str(info.value) == expected[0]

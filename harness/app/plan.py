@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
     from harness.core.problem import Problem
     from harness.execute.rundir import RunRequest
-    from harness.matrix.spec import Combo, MatrixSpec, NightlySpec
+    from harness.matrix.nightly_table import NightlySpec
+    from harness.matrix.spec import Combo, MatrixSpec
 
 
 def nightly_request(request: RunRequest, night: NightlySpec, base: Path) -> RunRequest:

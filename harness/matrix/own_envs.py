@@ -25,8 +25,9 @@ from packaging.version import InvalidVersion, Version
 
 from harness.core.errors import ProblemError
 from harness.core.libraries import BY_KEY, installs
+from harness.matrix.checks import MIN_PYTHON
 from harness.matrix.combos import MAX_ID_LENGTH, slug
-from harness.matrix.spec import MIN_PYTHON, Combo, LibrarySpec, VersionKind, parse_constraint
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind, parse_constraint
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
