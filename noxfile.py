@@ -55,7 +55,9 @@ def _combo_session(combo: spec.Combo) -> None:
 try:
     MATRIX = spec.load(ROOT / "matrix.toml", display="matrix.toml")
 except HarnessError as error:
-    print(f"noxfile: {error} (no combo sessions)", file=sys.stderr)
+    for line in error.lines():
+        print(f"noxfile: {line}", file=sys.stderr)
+    print("noxfile: no combo sessions", file=sys.stderr)
 else:
     for _combo in (*MATRIX.combos, *MATRIX.lanes):
         _combo_session(_combo)
