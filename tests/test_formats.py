@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from harness.core.errors import ProblemError
-from harness.envside import crossing, formatlib
+from harness.envside import crossing_errors, formatlib, formatlib_bigcodebench
 from harness.problems import answers, formats
 from harness.problems import sets as problemsets
 from harness.problems.formats import bigcodebench, cibench, exeds
@@ -238,7 +238,7 @@ def test_the_verdict_is_the_worst_part() -> None:
             [{"name": "a", "status": "fail", "message": "1 != 2"}, {"name": "b", "status": "pass"}]
         )
     # an exception only the solution's process knows keeps its name, and its frames
-    with pytest.raises(crossing.RemoteError, match="singular") as raised:
+    with pytest.raises(crossing_errors.RemoteError, match="singular") as raised:
         formatlib.harness_verdict(
             [
                 {
@@ -671,7 +671,7 @@ def test_the_answers_module_runs_the_tests_set_up_but_never_their_values() -> No
             def test_it(self):
                 self.assertEqual(task_func(), EXPECTED)
     ''')
-    kept = formatlib._tests_top_level(tests)
+    kept = formatlib_bigcodebench._tests_top_level(tests)
     names = {type(node).__name__ for node in ast.parse(kept).body}
     assert names == {"Import", "ImportFrom", "Try", "If", "Expr"}
     assert "settings.configure(DEBUG=True)" in kept and 'matplotlib.use("Agg")' in kept

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from harness.envside import crossing, guard, transport
+from harness.envside import crossing_errors, guard, transport
 from harness.envside.protocol import RUNS_SOLUTION
 
 ALLOWED = transport.Allowlist.parse("builtins:complex call\n")
@@ -90,7 +90,7 @@ def test_a_value_may_not_take_the_place_of_the_checks_own_names(name: str) -> No
 
 
 def test_a_result_that_could_not_be_sent_is_an_error() -> None:
-    with pytest.raises(crossing.RemoteError, match="could not be sent back"):
+    with pytest.raises(crossing_errors.RemoteError, match="could not be sent back"):
         make_guard()._apply({"values": [], "skipped": {"result": "PicklingError: no"}}, [], {})
 
 

@@ -19,7 +19,7 @@ import traceback
 import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import crossing, guard, sandbox, transport
+from . import crossing_context, crossing_errors, guard, sandbox, transport
 from .protocol import HERE, MAX_MESSAGE, MAX_TRACEBACK, MAX_WARNINGS, PART_STATUSES, qualified
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class WarningRecorder:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        if crossing.REEMITTING:
+        if crossing_context.REEMITTING:
             return  # a solution's warning, raised again for the test: recorded there
         if not tracked(category):
             self._previous(message, category, filename, lineno, file, line)
@@ -178,7 +178,7 @@ def execute(payload: Json) -> Json:
         exec(code, namespace)
     except AssertionError as exc:
         status, exc_type, message, tb = "fail", qualified(type(exc)), str(exc), _tb(exc)
-    except crossing.RemoteError as exc:
+    except crossing_errors.RemoteError as exc:
         # raised by the solution in its own process, under a name only it knows
         status, exc_type, message = "error", exc.qualified, str(exc)
         tb = exc.remote_traceback

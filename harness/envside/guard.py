@@ -31,8 +31,17 @@ import sys
 import types
 from typing import Any, BinaryIO, NoReturn
 
-from . import crossing, sandbox, transport
-from .crossing import RemoteError
+from . import (
+    crossing_context,
+    crossing_errors,
+    crossing_handed,
+    crossing_lending,
+    crossing_pyplot,
+    crossing_standins,
+    sandbox,
+    transport,
+)
+from .crossing_errors import RemoteError
 from .protocol import LAUNCHER, RUNS_SOLUTION, Json
 
 _MAX_RESPONSE = 512 * 1024 * 1024
@@ -515,8 +524,8 @@ class Guard:
         # calls across the boundary (crossing.py): what this side lent the solution, the
         # check's stand-in modules → the solution's modules they stand for, and the
         # figures the solution sent, by its number for them
-        self.lent = crossing.Lent()
-        self.sent = crossing.Lent()  # what calls sent by value, by number (crossing.handed)
+        self.lent = crossing_lending.Lent()
+        self.sent = crossing_lending.Lent()  # what calls sent by value, by number (crossing_handed)
         self.modules: dict[str, str] = {}
         self.figures: dict[int, Any] = {}
         self.refused_names: set[str] = set()  # values of the solution's module refused
@@ -624,9 +633,9 @@ class Guard:
             except KeyError:
                 raise transport.RefusedError("object %d" % number, "was never sent") from None
         if kind in ("function", "iterator", "generator", "object"):
-            return crossing.stand_in(kind, number, self)
+            return crossing_standins.stand_in(kind, number, self)
         if kind == "nan":
-            return crossing.nan_constant(number)  # the check's own np.nan (math.nan)
+            return crossing_handed.nan_constant(number)  # the check's own np.nan (math.nan)
         raise transport.RefusedError("a handle of kind %r" % kind, "is not one the solution keeps")
 
     def _answer(self, header: Json, blobs: list[bytes]) -> None:
@@ -637,7 +646,7 @@ class Guard:
         try:
             target = self.lent.get(header.get("number"))
             args, kwargs = self._arguments(blobs)
-            value = crossing.perform(
+            value = crossing_lending.perform(
                 target, str(header.get("op", "")), header.get("name"), args, kwargs
             )
             outcome = "value"
@@ -648,9 +657,9 @@ class Guard:
         except BaseException as exc:
             value = exc
         try:
-            reply = crossing.dumps_to_solution(("reply", outcome, value), self.lent)
+            reply = crossing_lending.dumps_to_solution(("reply", outcome, value), self.lent)
         except Exception as exc:
-            reply = crossing.dumps_to_solution(
+            reply = crossing_lending.dumps_to_solution(
                 ("reply", "raise", TypeError("the answer cannot be sent: %s" % exc)), self.lent
             )
         try:
@@ -681,7 +690,7 @@ class Guard:
         or class of its own, ``"module:numpy"`` for a module, ``"value"`` for the rest."""
         self.engaged = True
         self.modules[name] = name
-        request = crossing.MARK + crossing.dumps_to_solution(
+        request = crossing_lending.MARK + crossing_lending.dumps_to_solution(
             ("module", name, source, filename, after), self.lent
         )
         report, blobs = self._ask(request)
@@ -700,7 +709,7 @@ class Guard:
             if not isinstance(key, str) or not key.isidentifier() or not isinstance(kind, list):
                 continue
             if kind[:1] == ["function"] and len(kind) == 2 and type(kind[1]) is int:
-                found[key] = crossing.stand_in("function", kind[1], self, key)
+                found[key] = crossing_standins.stand_in("function", kind[1], self, key)
             elif kind[:1] == ["module"] and len(kind) == 2 and isinstance(kind[1], str):
                 found[key] = "module:" + kind[1]
             elif kind == ["value"]:
@@ -718,7 +727,9 @@ class Guard:
         """Names of the solution's module or session: a stand-in for a function of its
         own, a module (imported here by its name), a value admitted as data. A name that
         is missing, cannot be sent or is refused is left out (a refusal noted)."""
-        request = crossing.MARK + crossing.dumps_to_solution(("fetch", module, names), self.lent)
+        request = crossing_lending.MARK + crossing_lending.dumps_to_solution(
+            ("fetch", module, names), self.lent
+        )
         report, blobs = self._ask(request)
         self._make_room(None, bool(report.get("pyplot")))
         if report.get("kind") != "fetched":
@@ -741,7 +752,7 @@ class Guard:
                     self.lost.append(str(exc))
                 _strict_masks()
             elif isinstance(kind, str) and kind.startswith("module:"):
-                module_found = crossing.installed_module(kind[len("module:") :])
+                module_found = crossing_standins.installed_module(kind[len("module:") :])
                 if module_found is not None:
                     found[key] = module_found
             else:
@@ -752,19 +763,19 @@ class Guard:
         """Call a function of the solution's in its process, with the state its tests
         would share with it in one process; return what it returned, admitted as data,
         or raise what it raised."""
-        context = crossing.call_context(self.modules, self._open_figures())
+        context = crossing_context.call_context(self.modules, self._open_figures())
         args, kwargs = tuple(args), dict(kwargs)
-        handed = crossing.handed(args, kwargs, self.sent)
+        handed = crossing_handed.handed(args, kwargs, self.sent)
         # the arguments on their own: a function of the test's among them goes as code
-        arguments = crossing.dumps_to_solution((args, kwargs), self.lent, code=True)
-        request = crossing.MARK + crossing.dumps_to_solution(
+        arguments = crossing_lending.dumps_to_solution((args, kwargs), self.lent, code=True)
+        request = crossing_lending.MARK + crossing_lending.dumps_to_solution(
             ("call", target, arguments, context, handed), self.lent
         )
         return self._result(self._ask(request))
 
     def operate(self, number: int, operation: str, args: Any) -> Any:
         """``next`` of an iterator the solution keeps, and the like."""
-        request = crossing.MARK + crossing.dumps_to_solution(
+        request = crossing_lending.MARK + crossing_lending.dumps_to_solution(
             ("operate", number, operation, tuple(args)), self.lent
         )
         return self._result(self._ask(request))
@@ -773,7 +784,9 @@ class Guard:
         """Run ``code`` as a notebook cell in the solution's session ``module``; return
         what it printed and displayed (text), or raise what it raised."""
         self.engaged = True
-        request = crossing.MARK + crossing.dumps_to_solution(("cell", module, code), self.lent)
+        request = crossing_lending.MARK + crossing_lending.dumps_to_solution(
+            ("cell", module, code), self.lent
+        )
         output = self._result(self._ask(request))
         if not isinstance(output, str):
             raise RemoteError("TransportError", "the cell's output did not come back as text")
@@ -790,10 +803,10 @@ class Guard:
     def _result(self, received: tuple[Json, list[bytes]]) -> Any:
         report, blobs = received
         self._warnings(report)
-        crossing.reemit(report.get("warned"))
+        crossing_context.reemit(report.get("warned"))
         network = report.get("network")
         if isinstance(network, list) and network and isinstance(network[0], str):
-            crossing.REACHED[:] = [network[0][:300]]
+            crossing_errors.REACHED[:] = [network[0][:300]]
         if report.get("kind") == "raised":
             arguments = None
             if len(blobs) == 1:
@@ -802,19 +815,21 @@ class Guard:
             state = None
             if isinstance(arguments, tuple) and len(arguments) == 2:
                 arguments, state = arguments
-            crossing.after_call(state)
-            raise crossing.rebuild(report, arguments if isinstance(arguments, tuple) else None)
+            crossing_context.after_call(state)
+            raise crossing_errors.rebuild(
+                report, arguments if isinstance(arguments, tuple) else None
+            )
         if report.get("kind") != "returned" or len(blobs) != 1:
             raise RemoteError("TransportError", "the solution's result did not come back")
         self._make_room(report.get("figures"), bool(report.get("pyplot")))
-        open_before = set(crossing.figure_managers())
+        open_before = set(crossing_pyplot.figure_managers())
         returned = self._admit(blobs[0], "the solution's result")
         if not isinstance(returned, tuple) or len(returned) != 4:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
         value, state, figures, written = returned  # figures re-registered as admitted
-        crossing.after_call(state)
+        crossing_context.after_call(state)
         originals = self._write_back(written, figures, open_before)
-        value = crossing.as_originals(value, originals)
+        value = crossing_handed.as_originals(value, originals)
         _strict_masks()
         numbers = report.get("figures")
         if isinstance(figures, list) and isinstance(numbers, list) and len(numbers) == len(figures):
@@ -839,14 +854,14 @@ class Guard:
             if isinstance(item, tuple) and len(item) == 2:
                 with contextlib.suppress(KeyError):
                     original = self.sent.get(item[0])
-                    if crossing.write_back(original, item[1]):
+                    if crossing_handed.write_back(original, item[1]):
                         originals[id(item[1])] = original
         if not written:
             return originals
         shipped = {id(f) for f in figures} if isinstance(figures, list) else set()
-        for number, manager in crossing.figure_managers().items():
+        for number, manager in crossing_pyplot.figure_managers().items():
             if number not in open_before and id(manager.canvas.figure) not in shipped:
-                crossing.close_figure(manager)
+                crossing_pyplot.close_figure(manager)
         return originals
 
     def _open_figures(self) -> dict[int, list[int]] | None:
@@ -855,9 +870,11 @@ class Guard:
         too)."""
         if "matplotlib.pyplot" not in sys.modules:
             return None
-        here = {id(m.canvas.figure): m.canvas.figure for m in crossing.figure_managers().values()}
+        here = {
+            id(m.canvas.figure): m.canvas.figure for m in crossing_pyplot.figure_managers().values()
+        }
         return {
-            number: crossing.drawn(figure)
+            number: crossing_pyplot.drawn(figure)
             for number, figure in self.figures.items()
             if id(figure) in here
         }
@@ -870,13 +887,13 @@ class Guard:
         if pyplot_there and "matplotlib.pyplot" not in sys.modules:
             with contextlib.suppress(Exception):
                 importlib.import_module("matplotlib.pyplot")
-        crossing.start_backend()
+        crossing_pyplot.start_backend()
         if "matplotlib.pyplot" not in sys.modules or not isinstance(numbers, list) or not numbers:
             return
         copies = {id(self.figures[n]) for n in numbers if type(n) is int and n in self.figures}
-        for manager in crossing.figure_managers().values():
+        for manager in crossing_pyplot.figure_managers().values():
             if id(manager.canvas.figure) in copies:
-                crossing.close_figure(manager)
+                crossing_pyplot.close_figure(manager)
 
     def _start(self) -> _Resident:
         """Start the solution's process: forked by the template where there is one, else
@@ -1020,7 +1037,7 @@ class Guard:
         # A figure (sent back as one, or held by a variable) re-registers itself with
         # pyplot's backend, which this process may never have started: start it here,
         # not in the middle of admitting a value (it imports modules).
-        crossing.start_backend()
+        crossing_pyplot.start_backend()
         for name, blob in zip(names, blobs):
             try:
                 value = transport.admit(blob, self.allowlist, self.usage)

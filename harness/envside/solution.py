@@ -36,7 +36,17 @@ import traceback
 import types
 from typing import TYPE_CHECKING, Any
 
-from . import crossing, guard, sandbox, transport
+from . import (
+    crossing_borrowing,
+    crossing_context,
+    crossing_errors,
+    crossing_handed,
+    crossing_lending,
+    crossing_pyplot,
+    guard,
+    sandbox,
+    transport,
+)
 from .execution import WarningRecorder, limit_memory
 from .zygote import preload, warm_pyplot
 
@@ -96,12 +106,12 @@ def main(fd: int, config: Json) -> None:
     if config.get("warnings"):
         recorder = WarningRecorder()
         recorder.install()
-    channel = crossing.CHANNEL
+    channel = crossing_borrowing.CHANNEL
     channel.requests = requests
     channel.send = guard.send_report
     channel.receive = guard.receive_request
     channel.serve = lambda request, report_fd: _serve_one(request, report_fd, recorder)
-    crossing.SHIPPED.clear()
+    crossing_pyplot.SHIPPED.clear()
     arm_audit()
     try:
         while True:
@@ -121,18 +131,18 @@ def main(fd: int, config: Json) -> None:
 
 def _serve_one(request: bytes, report_fd: int, recorder: WarningRecorder | None) -> bool:
     """Serve one request, its report on ``report_fd``; False when the process should end."""
-    channel = crossing.CHANNEL
+    channel = crossing_borrowing.CHANNEL
     channel.report_fds.append(report_fd)
     try:
         try:
-            if request.startswith(crossing.MARK):
-                report, blobs = crossing_request(request[len(crossing.MARK) :], recorder)
+            if request.startswith(crossing_lending.MARK):
+                report, blobs = crossing_request(request[len(crossing_lending.MARK) :], recorder)
             else:
                 report, blobs = serve(request, recorder)
         except Exception as exc:
             # what escaped the request's own handling is the request's outcome, not a
             # process that ends without a word
-            report, blobs = _raised(exc, crossing.CHANNEL.kept, with_state=False)
+            report, blobs = _raised(exc, crossing_borrowing.CHANNEL.kept, with_state=False)
         guard.send_report(report_fd, report, blobs)
     finally:
         channel.report_fds.pop()
@@ -158,7 +168,7 @@ def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[
     return _run(code, env, before, recorder)
 
 
-# -- the solution's module, called across the boundary (crossing.py) ---------------------
+# -- the solution's module, called across the boundary (crossing_*.py) -------------------
 
 _MODULES: dict[str, types.ModuleType] = {}  # the solution's modules and sessions, by name
 
@@ -166,20 +176,20 @@ _MODULES: dict[str, types.ModuleType] = {}  # the solution's modules and session
 def crossing_request(data: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[bytes]]:
     """A request of the check's calls across the boundary: load the solution's module,
     fetch its values, call its functions, run a session's cell."""
-    kept = crossing.CHANNEL.kept
+    kept = crossing_borrowing.CHANNEL.kept
     try:
-        request = crossing.loads_from_checker(data, kept)
+        request = crossing_borrowing.loads_from_checker(data, kept)
         operation = request[0]
     except BaseException as exc:
         return {"kind": "declined", "message": "%s: %s" % (type(exc).__name__, exc)}, []
     recorded = len(recorder.items) if recorder is not None else 0
-    crossing.watch_network()
-    del crossing.FORWARDED[:]
+    crossing_errors.watch_network()
+    del crossing_context.FORWARDED[:]
     report, blobs = _dispatch(operation, request, kept)
     if recorder is not None:
         report["warnings"] = list(recorder.items[recorded:])
-    if crossing.SOLUTION_REACHED:
-        report["network"] = crossing.SOLUTION_REACHED[:1]
+    if crossing_errors.SOLUTION_REACHED:
+        report["network"] = crossing_errors.SOLUTION_REACHED[:1]
     if "matplotlib.pyplot" in sys.modules:
         report["pyplot"] = True  # its figures come back: the check starts pyplot first
     for stream in (sys.stdout, sys.stderr):
@@ -188,7 +198,9 @@ def crossing_request(data: bytes, recorder: WarningRecorder | None) -> tuple[Jso
     return report, blobs
 
 
-def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
+def _dispatch(
+    operation: str, request: Any, kept: crossing_lending.Lent
+) -> tuple[Json, list[bytes]]:
     if operation == "module":
         _, name, source, filename, after = request
         try:
@@ -207,7 +219,7 @@ def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, 
             kind = _name_kind(namespace[key], name, kept)
             if kind[0] == "value":
                 try:
-                    blobs.append(crossing.dumps_to_checker(namespace[key], kept))
+                    blobs.append(crossing_borrowing.dumps_to_checker(namespace[key], kept))
                 except Exception:
                     continue
             kinds[key] = kind
@@ -215,14 +227,14 @@ def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, 
     if operation == "call":
         _, target, arguments, context, handed = request
         try:
-            args, kwargs = crossing.loads_from_checker(arguments, kept)
+            args, kwargs = crossing_borrowing.loads_from_checker(arguments, kept)
         except BaseException as exc:
             return _raised(exc, kept)
-        crossing.receive(args, kwargs, handed)
-        crossing.arrived_figures()
+        crossing_handed.receive(args, kwargs, handed)
+        crossing_pyplot.arrived_figures()
         try:
             function = kept.get(target[1])
-            with crossing.applied(context, _MODULES):
+            with crossing_context.applied(context, _MODULES):
                 value = function(*args, **kwargs)
         except BaseException as exc:
             return _raised(exc, kept)
@@ -241,7 +253,7 @@ def _dispatch(operation: str, request: Any, kept: crossing.Lent) -> tuple[Json, 
         if name not in _MODULES:
             _MODULES[name] = types.ModuleType(name)
             _MODULES[name].__dict__["__name__"] = "__main__"  # a notebook's namespace
-            crossing.SOLUTION_MODULES.add(name)
+            crossing_borrowing.SOLUTION_MODULES.add(name)
         module = _MODULES[name]
         try:
             value = _run_cell(code, module.__dict__)
@@ -255,7 +267,7 @@ def _load_module(name: str, source: str, filename: str, after: str = "") -> type
     """Run ``source`` as the module ``name``, importable by that name (tests patch
     ``__name__ + ".randint"``); from a file of that name where the check asks for one
     (GitChameleon's ``sample_<id>.py``, read back by ``inspect``)."""
-    crossing.SOLUTION_MODULES.add(name)
+    crossing_borrowing.SOLUTION_MODULES.add(name)
     module = types.ModuleType(name)
     module.__dict__.update({"__builtins__": builtins, "__package__": None, "__doc__": None})
     if filename:
@@ -272,7 +284,7 @@ def _load_module(name: str, source: str, filename: str, after: str = "") -> type
         module.__dict__.update({"sys": sys, "os": os, "environ": os.environ})
     sys.modules[name] = module
     _MODULES[name] = module
-    crossing.CODE_GLOBALS[:] = [module.__dict__]  # a test's function sent as code runs here
+    crossing_lending.CODE_GLOBALS[:] = [module.__dict__]  # a test's function sent as code runs here
     _exec(compile(source, path, "exec"), module.__dict__)
     if after:
         # what the tests' module does beside its test cases, in the same module as
@@ -288,7 +300,7 @@ def _load_module(name: str, source: str, filename: str, after: str = "") -> type
     return module
 
 
-def _names(module: types.ModuleType, kept: crossing.Lent) -> dict[str, list[Any]]:
+def _names(module: types.ModuleType, kept: crossing_lending.Lent) -> dict[str, list[Any]]:
     """Each name the module defines, as the check may take it (``_name_kind``)."""
     return {
         key: _name_kind(value, module.__name__, kept)
@@ -297,7 +309,7 @@ def _names(module: types.ModuleType, kept: crossing.Lent) -> dict[str, list[Any]
     }
 
 
-def _name_kind(value: Any, module: str, kept: crossing.Lent) -> list[Any]:
+def _name_kind(value: Any, module: str, kept: crossing_lending.Lent) -> list[Any]:
     """A function or class of the module's own by a number, a module by its name,
     anything else a value (sent as data when asked for)."""
     try:
@@ -310,16 +322,18 @@ def _name_kind(value: Any, module: str, kept: crossing.Lent) -> list[Any]:
     return ["value"]
 
 
-def _returned(value: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
+def _returned(value: Any, kept: crossing_lending.Lent) -> tuple[Json, list[bytes]]:
     """What a call returned, with the shared state after it and the figures it made or
     changed, in one pickle (so that ``ax.figure`` is the figure the check gets)."""
-    state = crossing.state_after()
-    figures = crossing.figures_to_ship()
-    written = crossing.changed_received()
+    state = crossing_context.state_after()
+    figures = crossing_pyplot.figures_to_ship()
+    written = crossing_handed.changed_received()
     lost = ""
     for attempt in range(3):
         try:
-            blob = crossing.dumps_to_checker((value, state, figures, written), kept, value)
+            blob = crossing_borrowing.dumps_to_checker(
+                (value, state, figures, written), kept, value
+            )
             break
         except BaseException as exc:
             if attempt == 0 and figures:
@@ -341,27 +355,27 @@ def _returned(value: Any, kept: crossing.Lent) -> tuple[Json, list[bytes]]:
             failed, blobs = _raised(failure, kept)
             failed["type"] = "TransportError"
             return failed, blobs
-    crossing.shipped(figures)
+    crossing_pyplot.shipped(figures)
     header: Json = {"kind": "returned", "blobs": 1, "figures": [f.number for f in figures]}
-    if crossing.FORWARDED:
-        header["warned"] = list(crossing.FORWARDED)
+    if crossing_context.FORWARDED:
+        header["warned"] = list(crossing_context.FORWARDED)
     if lost:
         header["lost"] = lost
     return header, [blob]
 
 
 def _raised(
-    exc: BaseException, kept: crossing.Lent, with_state: bool = True
+    exc: BaseException, kept: crossing_lending.Lent, with_state: bool = True
 ) -> tuple[Json, list[bytes]]:
-    header, args = crossing.describe_exception(exc)
-    if crossing.FORWARDED:
-        header["warned"] = list(crossing.FORWARDED)
-    state = crossing.state_after() if with_state else None
+    header, args = crossing_errors.describe_exception(exc)
+    if crossing_context.FORWARDED:
+        header["warned"] = list(crossing_context.FORWARDED)
+    state = crossing_context.state_after() if with_state else None
     try:
-        blob = crossing.dumps_to_checker((args, state), kept)
+        blob = crossing_borrowing.dumps_to_checker((args, state), kept)
     except BaseException:
         try:
-            blob = crossing.dumps_to_checker((None, state), kept)
+            blob = crossing_borrowing.dumps_to_checker((None, state), kept)
         except BaseException:
             return header, []
     header["blobs"] = 1

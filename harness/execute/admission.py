@@ -164,7 +164,7 @@ def measure(
 
 
 # The formats whose tests call what the answer defined: graded across the boundary by
-# calls (harness/envside/crossing.py), with an in-process fallback.
+# calls (harness/envside/crossing_*.py), with an in-process fallback.
 CALLING = ("bigcodebench", "gitchameleon", "cibench")
 
 

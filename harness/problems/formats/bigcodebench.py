@@ -5,11 +5,11 @@ imports and the signature), ``canonical_solution`` (the body), ``test`` (a modul
 ``TestCases``), ``entry_point``, ``libs``. The reference is ``code_prompt`` followed by
 the body; a model's answer is its whole program (``solution``).
 
-The tests run in the check's process (``formatlib.harness_unittest``). For a reference
+The tests run in the check's process (``formatlib_bigcodebench.harness_unittest``). For a reference
 they share one module with it, as in BigCodeBench; an untrusted answer's module lives in
 its own process, and the tests' module holds the prompt's imports and constants (the
 task's own code, the *prelude*) and stand-ins for what the answer defined: calling one
-is a call in the answer's process (``envside/crossing.py``). A task whose tests share
+is a call in the answer's process (``envside/crossing_*.py``). A task whose tests share
 with the answer something that cannot cross is graded as upstream does, tests beside the
 answer in its process (``DRIVER``), and its outcome says so.
 """
@@ -246,7 +246,8 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
                     tests=tests,
                     prelude=prelude(code_prompt, str(data.get("entry_point") or "task_func")),
                     driver=DRIVER,
-                )
+                ),
+                checks="formatlib_bigcodebench",
             ),
             timeout=row.number_or("timeout", DEFAULT_TIMEOUT),
             metadata={

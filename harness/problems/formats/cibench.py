@@ -83,7 +83,7 @@ _harness_report = _harness_session()
 """
 
 # The session runs in the solution's process (a reference's: in the check's); what each
-# step printed, and the values its check names, come back as data (``formatlib``).
+# step printed, and the values its check names, come back as data (``formatlib_cibench``).
 CHECK = """
 _SETUP = {setup!r}
 _SPEC = {spec!r}
@@ -186,7 +186,8 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
                         oracle=oracle,
                         marker=_MARKER.pattern,
                         driver=DRIVER,
-                    )
+                    ),
+                    checks="formatlib_cibench",
                 ),
                 timeout=timeout,
                 metadata={"format": "cibench", "task": task_id, "oracle": oracle},

@@ -18,12 +18,18 @@ if TYPE_CHECKING:
     from harness.core.problem import Problem
 
 # The env side runs every context with its own package loaded under this name.
-PREAMBLE = "from _harness_envside.formatlib import *  # the formats' env-side helpers"
+ENVSIDE_PACKAGE = "_harness_envside"
+PREAMBLE = f"from {ENVSIDE_PACKAGE}.formatlib import *  # the formats' env-side helpers"
 
 
-def context(*sections: str) -> str:
-    """A context: the env-side helpers, then the format's own code."""
-    return "\n\n".join([PREAMBLE, *sections])
+def context(*sections: str, checks: str = "") -> str:
+    """A context: the env-side helpers, and the format's own checks where they are a
+    module of the env side (``checks``: ``formatlib_bigcodebench``), then the format's
+    own code."""
+    preamble = PREAMBLE
+    if checks:
+        preamble += f"\nfrom {ENVSIDE_PACKAGE}.{checks} import *  # the format's env-side checks"
+    return "\n\n".join([preamble, *sections])
 
 
 class Row:

@@ -7,10 +7,10 @@ Published as a folder: ``dataset.jsonl`` (a row per problem: ``example_id``, ``l
 that ``from sample_<id> import`` the solution. Upstream grades a program by writing it as
 ``sample_<id>.py`` beside the hidden test in a fresh temporary directory and running
 pytest there: it passes when pytest's exit status is 0. The check here does the same
-(``formatlib.harness_pytest``), with pytest in the check's process and a plugin that
+(``formatlib_gitchameleon.harness_pytest``), with pytest in the check's process and a plugin that
 keeps each test's outcome as a part; an untrusted program's module lives in its own
 process, and the test imports stand-ins whose calls cross to it
-(``envside/crossing.py``). ``DRIVER`` is the fallback for tests that share with the
+(``envside/crossing_*.py``). ``DRIVER`` is the fallback for tests that share with the
 program something that cannot cross: pytest beside the program, in its process.
 
 Each problem is conditioned on one library release: ``metadata["env"]`` says which
@@ -300,7 +300,10 @@ def _problem(row: Row, folder: Path, references: dict[str, str]) -> Problem:
         library=known.key if known is not None else library,
         prompt=str(row.data.get("problem", "")),
         reference_code=reference,
-        code_context=context(CHECK.format(module=module, tests=tests, driver=DRIVER)),
+        code_context=context(
+            CHECK.format(module=module, tests=tests, driver=DRIVER),
+            checks="formatlib_gitchameleon",
+        ),
         timeout=DEFAULT_TIMEOUT,
         metadata={
             "format": SET_NAME,

@@ -1,0 +1,141 @@
+"""The solution's objects as the check sees them: stand-ins, never data.
+
+A name the check's tests take from the solution's module (``from sample_1 import f``,
+``task_func``) is a stand-in here: calling it is a call in the solution's process
+(``guard``'s peer sends the arguments there and waits for what comes back). What a call
+returns that is not data comes back as one too: an iterator whose items are admitted one
+by one, or an opaque object that equals only itself. A stand-in never answers a
+comparison, a containment test or a method call of the solution's choosing: the check
+decides those on data.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import types
+from typing import Any, Optional
+
+# Bound once, before any test runs: a test that patches ``os.getcwd`` for the code it tests
+# must not reach the harness's own call.
+_getcwd = os.getcwd
+
+
+class SolutionStandIn:
+    """Something the solution keeps in its process, as the check sees it: never data.
+
+    It equals only itself and hashes by identity; it answers no comparison, containment or
+    truth test of the solution's choosing (those are decided here, on data)."""
+
+    __slots__ = ("_kind", "_name", "_number", "_peer")
+
+    def __init__(self, number: int, peer: Any, kind: str, name: str = "") -> None:
+        object.__setattr__(self, "_number", number)
+        object.__setattr__(self, "_peer", peer)
+        object.__setattr__(self, "_kind", kind)
+        object.__setattr__(self, "_name", name)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        name = object.__getattribute__(self, "_name")
+        return "<the solution's %s%s>" % (
+            object.__getattribute__(self, "_kind"),
+            " " + name if name else "",
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        kind = object.__getattribute__(self, "_kind")
+        raise AttributeError("the solution's %s cannot be changed from the check" % kind)
+
+
+class SolutionFunction(SolutionStandIn):
+    """A function (or class) of the solution's: calling it is a call in its process."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        peer = object.__getattribute__(self, "_peer")
+        return peer.call(("object", object.__getattribute__(self, "_number")), args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("__name__", "__qualname__"):
+            return object.__getattribute__(self, "_name") or "<solution>"
+        raise AttributeError(name)
+
+
+class SolutionIterator(SolutionStandIn):
+    """An iterator (a generator) of the solution's: each item is admitted as it comes."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> SolutionIterator:
+        return self
+
+    def __next__(self) -> Any:
+        peer = object.__getattribute__(self, "_peer")
+        return peer.operate(object.__getattribute__(self, "_number"), "next", ())
+
+
+class SolutionGenerator(SolutionIterator):
+    """A generator of the solution's: a test may ask whether it is one (and it is)."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return types.GeneratorType
+
+
+class SolutionModule(types.ModuleType):
+    """The solution's module as the check's tests import it (``from sample_1 import f``):
+    each name is fetched from the solution's process when first asked for."""
+
+    def __init__(self, name: str, peer: Any) -> None:
+        super().__init__(name)
+        self.__dict__["_harness_peer"] = peer
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        peer = self.__dict__["_harness_peer"]
+        value = peer.fetch(self.__name__, name)
+        self.__dict__[name] = value
+        return value
+
+
+def installed_module(name: str) -> Optional[types.ModuleType]:
+    """The module ``name`` in the check's process: one it has imported, or one installed
+    in the environment (its import runs the library's code, never a file the solution
+    could have written: the working directory is not on the check's path)."""
+    if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
+        return None
+    found = sys.modules.get(name)
+    if found is not None:
+        return found
+    try:
+        spec = importlib.util.find_spec(name)
+        origin = os.path.realpath(spec.origin) if spec is not None and spec.origin else ""
+        if spec is None or origin.startswith(os.path.realpath(_getcwd()) + os.sep):
+            return None
+        return importlib.import_module(name)
+    except Exception:
+        return None
+
+
+def stand_in(kind: Any, number: int, peer: Any, name: str = "") -> SolutionStandIn:
+    cls = {
+        "function": SolutionFunction,
+        "iterator": SolutionIterator,
+        "generator": SolutionGenerator,
+    }.get(kind, SolutionStandIn)
+    return cls(number, peer, kind if cls is not SolutionStandIn else "object", name)

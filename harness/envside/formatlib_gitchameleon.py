@@ -1,0 +1,176 @@
+"""GitChameleon's checks: pytest on a hidden test file, run in the check's process.
+
+As upstream grades an answer, by pytest on the hidden test beside it as ``<module>.py``:
+pytest runs here, on a test file kept where the solution cannot read or write it (this
+process's own /tmp when sandboxed), with no conftest but its own. An untrusted
+solution's module is a stand-in whose names are fetched from its process as the test
+imports them (``crossing_standins.SolutionModule``). A GitChameleon context imports
+``harness_pytest`` from here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any, Dict, List
+
+from . import crossing_context, crossing_patches, crossing_standins
+from .formatlib import active, decided, exception_part, harness_verdict, in_process
+
+__all__ = ["harness_pytest"]
+
+
+def harness_pytest(solution: str, module: str, tests: str, fallback: str = "") -> None:
+    """Grade ``solution`` as upstream does, by pytest on the hidden test beside it as
+    ``<module>.py``: pytest runs in this process, on a test file kept where the solution
+    cannot read or write it (this process's own /tmp when sandboxed), with no conftest
+    but its own; an untrusted solution's module is a stand-in whose names are fetched
+    from its process as the test imports them."""
+    import shutil
+    import tempfile
+
+    apart = active()
+    crossing_context.remember_streams()
+    crossing_patches.TRACKER.install()
+    given = {"_HARNESS_SOLUTION": solution, "_HARNESS_TESTS": tests, "_HARNESS_MODULE": module}
+    reason = decided()
+    if reason and fallback:
+        harness_verdict(in_process(reason, fallback, **given))
+        return
+    private = "/tmp" if apart is not None and apart.sandboxed else None
+    folder = tempfile.mkdtemp(prefix="gitchameleon-", dir=private)
+    try:
+        parts = _graded_by_pytest(folder, solution, module, tests, apart)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    harness_verdict(parts)  # a test that shares what cannot cross errs (see harness_unittest)
+
+
+def _graded_by_pytest(
+    folder: str, solution: str, module: str, tests: str, apart: Any
+) -> List[Dict[str, Any]]:
+    import io
+
+    path = os.path.join(folder, "test_" + module + ".py")
+    ini = os.path.join(folder, "pytest.ini")  # this run's whole configuration: none
+    files = [(path, tests), (ini, "[pytest]\n")]
+    if apart is None:
+        files.append((os.path.join(folder, module + ".py"), solution))
+    for name, text in files:
+        with open(name, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    sys.path.insert(0, folder)
+    try:
+        if apart is None:
+            __import__(module)
+        else:
+            names = apart.load_module(module, solution, module + ".py")
+            stand_in = crossing_standins.SolutionModule(module, apart)
+            for key, value in names.items():
+                if isinstance(value, crossing_standins.SolutionStandIn):
+                    stand_in.__dict__[key] = value
+            sys.modules[module] = stand_in
+    except BaseException as exc:
+        return [exception_part("solution", exc, "error", first_line=True)]
+    try:
+        # the problem's env brings its own pytest (GitChameleon's envs pin it)
+        pytest = importlib.import_module("pytest")
+    except BaseException as exc:
+        return [exception_part("pytest", exc, "error", first_line=True)]
+    # options from the machine's environment would make this run differ from upstream's
+    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
+        os.environ.pop(name, None)
+    plugin = _PytestParts(os.path.basename(path))
+    args = [
+        path, "-q", "--tb=short", "-c", ini, "--rootdir", folder, "--noconftest",
+        # no cache to write; and warnings left to the harness, which records the
+        # deprecations (pytest's plugin would swallow them)
+        "-p", "no:cacheprovider", "-p", "no:warnings",
+    ]  # fmt: skip
+    shown, saved = io.StringIO(), sys.stdout
+    sys.stdout = shown
+    try:
+        status = int(pytest.main(args, plugins=[plugin]))
+    except BaseException as exc:
+        return [*plugin.parts.values(), exception_part("pytest", exc, "error", first_line=True)]
+    finally:
+        sys.stdout = saved
+        saved.write(shown.getvalue())  # still the execution's output, as pytest printed it
+    parts = list(plugin.parts.values())
+    if status != 0 and not [p for p in parts if p["status"] in ("fail", "error")]:
+        lines = [line for line in shown.getvalue().splitlines() if line.strip()]
+        parts.append(
+            {
+                "name": "pytest",
+                "status": "error",
+                "type": "pytest.ExitCode",
+                "message": "exit status %d%s" % (status, ": " + lines[-1][:300] if lines else ""),
+            }
+        )
+    return parts
+
+
+class _PytestParts:
+    """A pytest plugin keeping one part per test: its first failure, with the exception
+    as it was raised (pytest hands it to ``pytest_exception_interact``, for collection
+    errors too), else its outcome."""
+
+    def __init__(self, test_file: str) -> None:
+        self.prefix = test_file + "::"
+        self.parts: Dict[str, Dict[str, Any]] = {}
+
+    def _name(self, nodeid: str) -> str:
+        return nodeid[len(self.prefix) :] if nodeid.startswith(self.prefix) else nodeid
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed and report.nodeid not in self.parts:
+            self.parts[report.nodeid] = _report_part(self._name(report.nodeid), report)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        known = self.parts.get(report.nodeid)
+        if known is not None and known["status"] in ("fail", "error"):
+            return  # a test's first failure is its part (not its teardown's after it)
+        name = self._name(report.nodeid)
+        if report.passed:
+            if report.when == "call":
+                self.parts[report.nodeid] = {"name": name, "status": "pass"}
+        elif report.skipped:
+            reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else ""
+            if hasattr(report, "wasxfail"):
+                reason = "xfail: %s" % report.wasxfail
+            self.parts[report.nodeid] = {
+                "name": name,
+                "status": "skipped",
+                "message": str(reason)[:400],
+            }
+        else:
+            self.parts[report.nodeid] = _report_part(name, report)
+
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        # after a test's report; before a collector's (pytest_collectreport comes next)
+        pytest = sys.modules["pytest"]
+
+        part = self.parts.get(report.nodeid)
+        if call.excinfo is None or (part is not None and "type" in part):
+            return
+        exc = call.excinfo.value
+        if type(exc).__name__ == "CollectError":
+            # pytest wraps what importing the test raised: that is the error
+            exc = exc.__cause__ or exc.__context__ or exc
+        status = part["status"] if part is not None else "error"
+        if status == "fail" and not isinstance(exc, (AssertionError, pytest.fail.Exception)):
+            status = "error"  # the test raised, it did not assert
+        self.parts[report.nodeid] = exception_part(
+            self._name(report.nodeid), exc, status, first_line=True
+        )
+
+
+def _report_part(name: str, report: Any) -> Dict[str, Any]:
+    """A failure pytest describes without its exception (a strict xpass), until
+    ``pytest_exception_interact`` hands the exception over."""
+    status = "fail" if report.when == "call" else "error"
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = getattr(crash, "message", None) or str(report.longrepr or "")
+    lines = [line for line in text.splitlines() if line.strip()]
+    return {"name": name, "status": status, "message": lines[0][:400] if lines else ""}
