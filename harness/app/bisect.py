@@ -182,6 +182,18 @@ def bisect_one(
     return bisect_problem(target, library, good, bad, env_root=env_root, python=python, log=log)
 
 
+def bisect_run(
+    run_dir: str,
+    matrix: str | None,
+    problems: Sequence[str],
+    answers: Sequence[str],
+    env_root: Path,
+    reporter: Reporter,
+) -> Summary:
+    """``harness bisect --run``: :func:`bisect_job`, then :func:`analyse_existing`."""
+    return analyse_existing(bisect_job(run_dir, matrix, problems, answers, env_root), reporter)
+
+
 def analyse_existing(job: Job, reporter: Reporter) -> Summary:
     """Attribute and bisect the drift of a finished run, then rewrite its reports."""
     summary = reports.write_reports(job.run_dir, problems=job.problems)

@@ -28,6 +28,7 @@ from harness.core.errors import HarnessError, UsageError
 from harness.core.results import OutcomeWriter, read_outcomes, write_json
 from harness.execute.rundir import RunDir, RunManifest
 from harness.matrix import releases, spec
+from harness.matrix.selection import select_combos
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -297,16 +298,25 @@ def nights_of(run: RunDir) -> int:
 
 
 def job_matrix(
-    combos: Sequence[Combo],
-    shards: int,
-    max_jobs: int = GITHUB_JOB_LIMIT,
+    matrix: str,
     *,
+    combos: Sequence[str] = (),
+    keyword: str | None = None,
+    tag: Sequence[str] = (),
+    nightly: bool = False,
+    shards: int | None = None,
+    max_jobs: int = GITHUB_JOB_LIMIT,
     history: Path | None = None,
     write_durations: Path | None = None,
 ) -> dict[str, Any]:
-    """``harness plan``: the CI job matrix of ``combos`` (:func:`plan`), its shards
-    balanced by the durations ``history`` recorded (none on the first night), which are
-    also written to ``write_durations`` for the jobs to split their problems by."""
+    """``harness plan`` (its options by name): the CI job matrix (:func:`plan`) of the
+    combos of ``matrix`` chosen as ``harness run`` chooses them, ``shards`` jobs per combo
+    (default:
+    ``[nightly].shards`` with ``nightly``, else 1), balanced by the durations ``history``
+    recorded (none on the first night), which are also written to ``write_durations`` for
+    the jobs to split their problems by."""
+    spec_, chosen = select_combos(matrix, combos, keyword, tag, nightly=nightly)
+    count = shards or (spec_.nightly.shards if nightly else 1)
     durations: shards_mod.Durations = {}
     if history is not None and history.is_file():
         with closing(connect(history)) as db:
@@ -314,10 +324,10 @@ def job_matrix(
     if write_durations is not None:
         shards_mod.write(write_durations, durations)
     problems: dict[str, list[str]] = {}
-    if durations and shards > 1:
+    if durations and count > 1:
         # what the jobs will split: the problems each combo ran most recently
-        problems = {c.id: list(durations.get(c.id, {})) for c in combos}
-    return plan(combos, shards, max_jobs, durations=durations, problems=problems)
+        problems = {c.id: list(durations.get(c.id, {})) for c in chosen}
+    return plan(chosen, count, max_jobs, durations=durations, problems=problems)
 
 
 def merge_and_report(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
