@@ -416,6 +416,16 @@ REPLACE = Option(
     ("--replace",), action="store_true", help="start over instead of adding to the file"
 )
 
+
+def guard_subcommands(parser: argparse.ArgumentParser) -> None:
+    """``harness guard``'s own subcommands, and their options."""
+    sub = parser.add_subparsers(dest="guard_command", required=True)
+    allowlist = sub.add_parser(
+        "allowlist", help="fold runs made with --guard-record into the allowlist (review the diff)"
+    )
+    add(allowlist, RECORDED_RUNS, ALLOWLIST, REPLACE)
+
+
 # -- repair ----------------------------------------------------------------------------------
 
 NO_VERIFY = Option(

@@ -202,4 +202,4 @@ def test_trajectories_and_will_break() -> None:
     assert t.klass is DriftClass.DRIFTED
     (group,) = will_break(outcomes)
     assert (group.library, group.category, group.message) == ("pandas", "FutureWarning", "soon")
-    assert group.executions == [("c0", "p/1", "reference"), ("c1", "p/1", "reference")]
+    assert group.executions == (("c0", "p/1", "reference"), ("c1", "p/1", "reference"))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.analysis import history
+from harness.analysis.changes import Changes
 from harness.cli import main
 from harness.core.errors import UsageError
 from harness.core.results import CapturedWarning, Outcome, OutcomeWriter, Status, write_json
@@ -91,7 +92,7 @@ def test_record_and_diff(tmp_path: Path) -> None:
         ],
         "releases": [{"combo": "c", "library": "numpy", "before": "1.26.4", "after": "2.1.3"}],
     }
-    assert history.Changes.from_dict(changes.to_dict()) == changes  # as summary.json keeps it
+    assert Changes.from_dict(changes.to_dict()) == changes  # as summary.json keeps it
     # recording again replaces, not duplicates
     assert history.record_and_diff(second, db_path) == changes
     with closing(sqlite3.connect(db_path)) as db:

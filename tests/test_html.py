@@ -6,6 +6,8 @@ absent, the browser test is skipped saying so (under CI it fails instead).
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import json
 import os
 import re
@@ -15,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.history import Changes, StatusChange
+from harness.analysis.changes import Changes, StatusChange
+from harness.core.results import OutcomeWriter, Status, read_outcomes
 from harness.reports import write_reports
 from tests.test_reports import PROBLEMS, make_idiom_run, make_run
 
@@ -151,3 +154,37 @@ def test_report_html_is_deterministic(tmp_path: Path) -> None:
         write_reports(run, problems=PROBLEMS)
         pages.append((run.report_html.read_text(), run.summary_md.read_text()))
     assert pages[0] == pages[1]
+
+
+def test_the_drift_table_of_report_html_is_the_one_of_summary_md(tmp_path: Path) -> None:
+    """Both format the same rows: the same cells, the versions that changed included, and
+    the status where the failure has no message."""
+    run = make_run(tmp_path)
+    outcomes, _ = read_outcomes(run.outcomes("new"))
+    silent = [
+        dataclasses.replace(o, status=Status.TIMEOUT, exc_type=None, message="")
+        if (o.problem_id, o.source) == ("p/2", "reference")
+        else o
+        for o in outcomes
+    ]
+    run.outcomes("new").unlink()
+    with OutcomeWriter(run.outcomes("new")) as writer:
+        writer.write_all(silent)
+    write_reports(run)
+    page = run.report_html.read_text()
+    table = page[page.index("<h2>Drifted problems") :].split("</table>")[0]
+    header = [html.unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)]
+    rows = [
+        [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<td>(.*?)</td>", r)]
+        for r in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])
+    ]
+    md = run.summary_md.read_text().splitlines()
+    at = md.index("| " + " | ".join(header) + " |")
+    shown = [
+        [c.strip().replace("`", "") for c in line.split(" | ")] for line in md[at + 2 : at + 4]
+    ]
+    shown = [[row[0].removeprefix("| "), *row[1:-1], row[-1].removesuffix(" |")] for row in shown]
+    assert header[-1] == "changed"
+    assert rows == shown
+    assert rows[1][4] == "timeout"  # the error: no message, so its status
+    assert rows[1][-1] == "numpy 1.26.4→2.1.3"

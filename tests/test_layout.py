@@ -301,3 +301,34 @@ def test_the_architecture_names_every_module_in_its_layer() -> None:
         if f"`{name}`" not in text:
             missing.append(str(path.relative_to(ROOT)))
     assert missing == [], "ARCHITECTURE.md does not name: " + ", ".join(missing)
+
+
+# -- the size of things on the host ---------------------------------------------------------
+
+# The env side (one flat folder run on Python 3.8) and matrix/ (a parser of one file's
+# tables) are measured by their own rules; every other host module is held to these.
+UNMEASURED = (ENVSIDE, ROOT / "harness" / "matrix")
+MEASURED = [p for p in HOST if not any(folder in p.parents for folder in UNMEASURED)]
+MAX_FUNCTION_LINES = 80  # from its def line to its last line
+MAX_MODULE_LINES = 600
+
+
+def test_host_functions_fit_on_a_screen() -> None:
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {node.end_lineno - node.lineno + 1} lines"
+        for path in MEASURED
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
+
+
+def test_host_modules_stay_readable_in_one_sitting() -> None:
+    long = [
+        f"{path.relative_to(ROOT)}: {lines} lines"
+        for path in MEASURED
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    ]
+    assert long == []

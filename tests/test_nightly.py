@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import re
@@ -15,9 +16,13 @@ from pathlib import Path
 import pytest
 
 from harness.analysis import history
-from harness.analysis.history import Changes, StatusChange
+from harness.analysis.causes import Cause
+from harness.analysis.changes import Changes, StatusChange
+from harness.analysis.drift import DriftClass, DriftRow
+from harness.analysis.summary import Summary
 from harness.app import nightly
 from harness.core.errors import UsageError
+from harness.core.findings import Finding
 from harness.execute.rundir import RunDir
 from harness.matrix import releases
 from harness.matrix.package_index import Index
@@ -72,10 +77,13 @@ def test_merge_needs_every_source(tmp_path: Path) -> None:
 
 
 def test_issue_text_only_says_what_is_new() -> None:
-    assert nightly.issue_text({"run_id": "r2"}) == ""
-    assert nightly.issue_text({"run_id": "r2", "changes": Changes("r1", "r2").to_dict()}) == ""
+    assert nightly.issue_text(Summary.from_dict({"run_id": "r2"})) == ""
+    unchanged = {"run_id": "r2", "changes": Changes("r1", "r2").to_dict()}
+    assert nightly.issue_text(Summary.from_dict(unchanged)) == ""
     failure = StatusChange("latest", "p/10", "reference", "pass", "error", "AttributeError: gone")
-    summary = {"run_id": "r2", "changes": Changes("r1", "r2", (failure,)).to_dict()}
+    summary = Summary.from_dict(
+        {"run_id": "r2", "changes": Changes("r1", "r2", (failure,)).to_dict()}
+    )
     news = ReleaseNews((NewRelease("numpy", "2.6.0rc1", pre=True, uploaded="2026-11-28T10:00"),))
     text = nightly.issue_text(summary, news)
     assert text == textwrap.dedent("""\
@@ -199,19 +207,19 @@ def test_the_workflow_path_end_to_end(tmp_path: Path) -> None:
 
 def test_annotations_escape_and_cover_failures_and_drift() -> None:
     failure = StatusChange("latest", "p/1", "reference", "pass", "error", "KeyError: 'a,b'\nmore")
-    summary = {
-        "changes": Changes("r1", "r2", (failure,)).to_dict(),
-        "drift": [
-            {
-                "problem_id": "ds1000/47",
-                "last_good": "old",
-                "first_bad": "new",
-                "error": "AttributeError: x",
-                "cause": "removed-api",
-                "analysis": {"library": "pandas", "first_bad": "2.0.0"},
-            }
-        ],
-    }
+    drifted = DriftRow(
+        "ds1000/47",
+        "reference",
+        "pandas",
+        DriftClass.DRIFTED,
+        last_good="old",
+        first_bad="new",
+        error="AttributeError: x",
+        cause=Cause.REMOVED_API,
+        finding=Finding("ds1000/47", "reference", "old", "new", "pandas", first_bad="2.0.0"),
+    )
+    summary = Summary.from_dict({"changes": Changes("r1", "r2", (failure,)).to_dict()})
+    summary = dataclasses.replace(summary, drift=(drifted,))
     assert nightly.workflow_commands(summary) == [
         "::error title=New failure%3A p/1::latest (reference): pass → error — KeyError: 'a,b'%0Amore",
         (

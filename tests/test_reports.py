@@ -8,7 +8,9 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from harness import cli
-from harness.analysis.history import Changes, StatusChange, VersionChange
+from harness.analysis.changes import Changes, StatusChange, VersionChange
+from harness.analysis.summary import Summary
+from harness.analysis.summary import read as summary_of
 from harness.core.problem import Change, Problem
 from harness.core.results import Outcome, OutcomeWriter, Part, Status, write_json
 from harness.envs.build import EnvInfo
@@ -100,8 +102,9 @@ def test_summary_markdown(tmp_path: Path) -> None:
     assert "| reference | 2 | 1 |" in md  # 2 drifted, 1 with no env that could run it
     # model answers drift too, but they are not problem drift
     assert [(t.problem_id, t.first_bad) for t in summary.drift] == [("p/1", "new"), ("p/2", "new")]
-    assert summary.classes("model:m") == {"drifted": 1}
+    assert summary.classes["model:m"] == {"drifted": 1}
     data = json.loads(run.summary_json.read_text())
+    assert Summary.from_dict(data) == summary  # summary.json is the summary, read back
     assert data["combos"][1]["counts"]["reference"] == {"error": 1, "fail": 1, "skipped": 1}
     assert data["combos"][0]["pass_rate"]["reference"] == 1.0
     assert data["drift"][0]["changed"] == {"numpy": ["1.26.4", "2.1.3"]}
@@ -245,7 +248,9 @@ def make_idiom_run(tmp_path: Path, run_id: str = "i1") -> RunDir:
 
 
 def test_stories_say_where_each_idiom_holds(tmp_path: Path) -> None:
-    summary = write_reports(make_idiom_run(tmp_path), problems=PROBLEMS)
+    run = make_idiom_run(tmp_path)
+    summary = write_reports(run, problems=PROBLEMS)
+    assert summary_of(run) == summary  # the stories and notes, read back from summary.json
     by_id = {s.problem_id: s for s in summary.stories}
     assert list(by_id) == ["ours/pandas/append", "ours/pandas/later", "ours/pandas/wrong"]
     append, later, wrong = by_id.values()
@@ -275,7 +280,7 @@ def test_stories_say_where_each_idiom_holds(tmp_path: Path) -> None:
     assert (wrong.old_first_bad, wrong.cause, wrong.agrees) == ("y2024", "changed-behaviour", False)
     assert "the change says pandas 2.0.0, the combos disagree" in wrong.explanation
     # references never drift here: the old idioms' breaks are not reference drift
-    assert summary.drift == []
+    assert summary.drift == ()
 
 
 @pytest.mark.parametrize(
@@ -378,7 +383,7 @@ def test_reports_without_problems_of_ours_have_no_idioms_section(tmp_path: Path)
     run = make_run(tmp_path)
     summary = write_reports(run)
     md = run.summary_md.read_text()
-    assert summary.stories == [] and "## Where each idiom holds" not in md
+    assert summary.stories == () and "## Where each idiom holds" not in md
     assert "## At a glance" in md and "| `old` | 0 / 2 | 0 / 1 |" in md
 
 

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING
 
+from harness.analysis.vintage import Timeline
 from harness.analysis.vintage import build_timeline as build
 from harness.core.results import Outcome, OutcomeWriter, Status, write_json
 from harness.envs.build import EnvInfo
@@ -70,6 +71,7 @@ def test_reports_carry_the_timeline(tmp_path: Path) -> None:
     assert data["models"][0]["model"] == "m"
     assert data["models"][0]["vintage"] == "2022-01-01"
     assert json.loads(run.summary_json.read_text())["timeline"] == data
+    assert Timeline.from_dict(data) == summary.timeline
     assert (run.root / "timeline.png").read_bytes().startswith(b"\x89PNG")
     assert "<svg" in (run.root / "timeline.svg").read_text()
     md = run.summary_md.read_text()

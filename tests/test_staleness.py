@@ -62,8 +62,8 @@ def test_staleness_separates_model_staleness_from_problem_drift() -> None:
     ]
     (s,) = measure(outcomes, trajectories(outcomes, ORDER), ORDER, solutions, load_catalogue())
     assert s.model == "m"
-    assert s.stale == [("p1", "old", "new")]
-    assert s.problem_drift == [("p2", "old", "new")]
+    assert s.stale == (("p1", "old", "new"),)
+    assert s.problem_drift == (("p2", "old", "new"),)
     assert s.candidates == 3  # p1, p2, p3 pass in "old" and meet "new"
     assert s.stale_rate == pytest.approx(1 / 3)
     assert s.pass_rate == {"old": 0.75, "new": 0.25}

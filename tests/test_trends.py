@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from harness import reports
 from harness.analysis import history, upcoming
+from harness.analysis.summary import Summary
+from harness.analysis.summary import read as read_summary
 from harness.app import nightly
 from harness.core.results import CapturedWarning, Outcome, OutcomeWriter, Status
 from harness.envs.build import EnvInfo
@@ -119,7 +121,9 @@ def test_three_nights_of_trends_and_the_breakage_before_it_ships(tmp_path: Path)
         error="AttributeError: module 'numpy' has no attribute 'product'",
         warning="DeprecationWarning: `product` is deprecated",
     )
-    text = nightly.issue_text(run.read_summary() or {})
+    kept = read_summary(run)  # as harness issue-text reads it back
+    assert kept == summary
+    text = nightly.issue_text(kept)
     assert text.startswith(
         "## Nightly run `night3`\n\nCompared with `night2`.\n\n### What will break next (1)\n\n"
         "- numpy 2.1.0rc1 (`pre`, pre-release) breaks 1 problem that passes on 2.0.0 (`latest`):\n"
@@ -142,4 +146,5 @@ def test_three_nights_of_trends_and_the_breakage_before_it_ships(tmp_path: Path)
 
 
 def test_nothing_to_say_without_lanes_news_or_movement() -> None:
-    assert nightly.issue_text({"run_id": "r", "trends": {"nights": ["r"], "series": []}}) == ""
+    one_night = {"run_id": "r", "trends": {"nights": ["r"], "series": []}}
+    assert nightly.issue_text(Summary.from_dict(one_night)) == ""

@@ -25,11 +25,12 @@ import enum
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
-from harness.analysis.causes import Cause, Diagnosis, diagnose
+from harness.analysis.causes import Cause, Diagnosis, diagnose, site
+from harness.core.findings import Finding
 from harness.core.libraries import BY_KEY
 from harness.core.results import CapturedWarning, Outcome, Status
 
@@ -89,6 +90,96 @@ def changed_versions(
     return {
         k: (before.get(k, "-"), after.get(k, "-")) for k in keys if before.get(k) != after.get(k)
     }
+
+
+@dataclass(frozen=True)
+class DriftRow:
+    """One drifted (problem, source) as every report shows it: its step from the last
+    passing combo to the first failing one, the failure and its cause, the versions that
+    moved in between, and what a bisection found (summary.json's ``drift``)."""
+
+    problem_id: str
+    source: str
+    library: str  # the library its failure concerns (:attr:`Trajectory.library`)
+    klass: DriftClass
+    last_good: str | None
+    first_bad: str | None
+    status: str | None = None  # of the first failing execution
+    error: str | None = None  # its first line, else its status
+    cause: Cause | None = None
+    symbol: str = ""
+    symbol_library: str = ""  # the library the symbol belongs to ("" when not known)
+    site: str = ""  # solution, test (the problem's own test code broke), assertion, or ""
+    changed: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # library versions
+    warnings: tuple[str, ...] = ()  # what the last passing combo warned that announces it
+    finding: Finding | None = None  # what the bisection found (--bisect)
+
+    @classmethod
+    def of(cls, t: Trajectory, finding: Finding | None = None) -> DriftRow:
+        bad = t.outcome(t.first_bad) if t.first_bad else None
+        return cls(
+            problem_id=t.problem_id,
+            source=t.source,
+            library=t.library,
+            klass=t.klass,
+            last_good=t.last_good,
+            first_bad=t.first_bad,
+            status=bad.status.value if bad else None,
+            error=(bad.first_line or bad.status.value) if bad else None,
+            cause=t.diagnosis.cause if t.diagnosis else None,
+            symbol=t.diagnosis.symbol if t.diagnosis else "",
+            symbol_library=t.diagnosis.library if t.diagnosis else "",
+            site=site(bad) if bad else "",
+            changed=t.changed,
+            warnings=tuple(w.message for w in t.warnings),
+            finding=finding,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "problem_id": self.problem_id,
+            "library": self.library,
+            "source": self.source,
+            "class": self.klass.value,
+            "last_good": self.last_good,
+            "first_bad": self.first_bad,
+            "status": self.status,
+            "error": self.error,
+            "cause": self.cause.value if self.cause else None,
+            "symbol": self.symbol,
+            "symbol_library": self.symbol_library,
+            "site": self.site,
+            "changed": {k: list(v) for k, v in self.changed.items()},
+            "warnings": list(self.warnings),
+            **({"analysis": self.finding.to_dict()} if self.finding else {}),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DriftRow:
+        """The inverse of :meth:`to_dict` (kept in summary.json)."""
+
+        def optional(key: str) -> str | None:
+            value = data.get(key)
+            return None if value is None else str(value)
+
+        cause, analysis = data.get("cause"), data.get("analysis")
+        return cls(
+            problem_id=str(data["problem_id"]),
+            source=str(data["source"]),
+            library=str(data["library"]),
+            klass=DriftClass(data["class"]),
+            last_good=optional("last_good"),
+            first_bad=optional("first_bad"),
+            status=optional("status"),
+            error=optional("error"),
+            cause=Cause(cause) if cause is not None else None,
+            symbol=str(data.get("symbol", "")),
+            symbol_library=str(data.get("symbol_library", "")),
+            site=str(data.get("site", "")),
+            changed={str(k): (str(a), str(b)) for k, (a, b) in data.get("changed", {}).items()},
+            warnings=tuple(str(w) for w in data.get("warnings", [])),
+            finding=Finding.from_dict(analysis) if analysis else None,
+        )
 
 
 def _version(text: str) -> Version | None:
@@ -239,9 +330,21 @@ class WarningGroup:
     library: str
     category: str
     message: str
-    executions: Sequence[tuple[str, str, str]] = field(
-        default_factory=list
-    )  # (combo, problem, source)
+    executions: tuple[tuple[str, str, str], ...] = ()  # (combo, problem, source)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library": self.library,
+            "category": self.category,
+            "message": self.message,
+            "executions": [list(e) for e in self.executions],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WarningGroup:
+        """The inverse of :meth:`to_dict` (kept in summary.json)."""
+        executions = tuple((str(c), str(p), str(s)) for c, p, s in data.get("executions", []))
+        return cls(str(data["library"]), str(data["category"]), str(data["message"]), executions)
 
 
 def will_break(outcomes: Iterable[Outcome]) -> list[WarningGroup]:
@@ -256,7 +359,10 @@ def will_break(outcomes: Iterable[Outcome]) -> list[WarningGroup]:
             key = (w.library if not w.module.startswith("<") else o.library, w.category, w.message)
             groups.setdefault(key, []).append((o.combo, o.problem_id, o.source))
     return sorted(
-        (WarningGroup(lib, cat, msg, sorted(set(ex))) for (lib, cat, msg), ex in groups.items()),
+        (
+            WarningGroup(lib, cat, msg, tuple(sorted(set(ex))))
+            for (lib, cat, msg), ex in groups.items()
+        ),
         key=lambda g: (-len(g.executions), g.library, g.message),
     )
 

@@ -116,6 +116,14 @@ class IdiomStory:
         data["modern_red_before"] = list(self.modern_red_before)
         return data
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> IdiomStory:
+        """The inverse of :meth:`to_dict` (kept in summary.json)."""
+        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        note = values.pop("note", None)
+        values["modern_red_before"] = tuple(str(c) for c in values.get("modern_red_before", ()))
+        return cls(note=ChangeNote.from_dict(note) if note else None, **values)
+
 
 def notes_of(problems: Sequence[Problem]) -> list[ChangeNote]:
     return [n for n in (ChangeNote.of(p) for p in problems) if n is not None]

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 # package data, so that an installed harness (not only a checkout) has it
 CATALOGUE = Path(__file__).resolve().parents[1] / "data" / "catalogue.toml"
+_NOT_RUN = (Status.SKIPPED, Status.ENV_ERROR)
 _API_CAUSES = (
     Cause.REMOVED_API,
     Cause.CHANGED_SIGNATURE,
@@ -131,8 +132,8 @@ class ModelStaleness:
     fit: Mapping[str, float | None]  # combo → share passing among problems that hold there
     vintage: str | None
     candidates: int  # answers that pass somewhere and meet a later combo
-    stale: Sequence[tuple[str, str, str]] = field(default_factory=list)  # (problem, good, bad)
-    problem_drift: Sequence[tuple[str, str, str]] = field(default_factory=list)
+    stale: tuple[tuple[str, str, str], ...] = ()  # (problem, good, bad)
+    problem_drift: tuple[tuple[str, str, str], ...] = ()
     warning_rate: Mapping[str, float | None] = field(default_factory=dict)
     static: Counter[str] = field(default_factory=Counter)  # old API → answers using it
     answers_with_static: int = 0
@@ -157,6 +158,31 @@ class ModelStaleness:
             "answers_with_static_uses": self.answers_with_static,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelStaleness:
+        """The inverse of :meth:`to_dict` (kept in summary.json; ``stale_rate`` is derived)."""
+
+        def steps(key: str) -> tuple[tuple[str, str, str], ...]:
+            return tuple((str(p), str(good), str(bad)) for p, good, bad in data.get(key, []))
+
+        def rates(key: str) -> dict[str, float | None]:
+            return {str(c): None if r is None else float(r) for c, r in data[key].items()}
+
+        vintage = data.get("vintage")
+        return cls(
+            model=str(data["model"]),
+            answers=int(data["answers"]),
+            pass_rate=rates("pass_rate"),
+            fit=rates("fit"),
+            vintage=None if vintage is None else str(vintage),
+            candidates=int(data["stale_candidates"]),
+            stale=steps("stale"),
+            problem_drift=steps("problem_drift"),
+            warning_rate=rates("warning_rate"),
+            static=Counter({str(k): int(n) for k, n in data.get("static_uses", {}).items()}),
+            answers_with_static=int(data.get("answers_with_static_uses", 0)),
+        )
+
 
 def _rate(part: int, whole: int) -> float | None:
     return part / whole if whole else None
@@ -175,70 +201,23 @@ def measure(
         (o.combo, o.problem_id): o.status is Status.PASS for o in first if o.source == REFERENCE
     }
     code = {(s.problem_id, s.source): s.code for s in solutions}
-    models = sorted({o.source for o in first if o.source.startswith(MODEL_PREFIX)})
-    # Vintage compares eras on the same problems: those whose reference passes in every
-    # combo it ran in, so that neither problem drift nor a combo's gaps tilt the score.
-    reference_runs: dict[str, list[bool]] = {}
-    for o in first:
-        if o.source == REFERENCE and o.status not in (Status.SKIPPED, Status.ENV_ERROR):
-            reference_runs.setdefault(o.problem_id, []).append(o.status is Status.PASS)
-    steady = {p for p, passes in reference_runs.items() if all(passes)}
+    steady = _steady(first)
     out = []
-    for source in models:
+    for source in sorted({o.source for o in first if o.source.startswith(MODEL_PREFIX)}):
         mine = [o for o in first if o.source == source]
         problems = {o.problem_id for o in mine}
-        pass_rate: dict[str, float | None] = {}
-        fit: dict[str, float | None] = {}
-        warning_rate: dict[str, float | None] = {}
-        for combo in order:
-            here = [
-                o
-                for o in mine
-                if o.combo == combo and o.status not in (Status.SKIPPED, Status.ENV_ERROR)
-            ]
-            passes = [o for o in here if o.status is Status.PASS]
-            holds = [o for o in here if o.problem_id in steady]
-            pass_rate[combo] = _rate(len(passes), len(here))
-            fit[combo] = _rate(sum(o.status is Status.PASS for o in holds), len(holds))
-            warned = [
-                o for o in passes if any(not w.module.startswith("<python") for w in o.warnings)
-            ]
-            warning_rate[combo] = _rate(len(warned), len(passes))
-        scored = {c: f for c, f in fit.items() if f is not None}
-        best = max(scored.values(), default=None)
-        vintage = (
-            " = ".join(c for c, f in scored.items() if f == best) if best is not None else None
+        pass_rate, fit, warning_rate = _rates(mine, order, steady)
+        candidates, stale, drift = _steps(
+            [t for t in trajectories if t.source == source], reference
         )
-        stale, drift, candidates = [], [], 0
-        for t in trajectories:
-            if t.source != source:
-                continue
-            ran = [
-                c for c, a in t.steps if a and a[0].status not in (Status.SKIPPED, Status.ENV_ERROR)
-            ]
-            passing = [c for c, a in t.steps if a and a[0].status is Status.PASS]
-            if passing and ran and passing[0] != ran[-1]:
-                candidates += 1
-            if t.klass not in (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE) or not t.first_bad:
-                continue
-            item = (t.problem_id, t.last_good or "", t.first_bad)
-            if not reference.get((t.first_bad, t.problem_id)):
-                drift.append(item)
-            elif t.diagnosis is not None and t.diagnosis.cause in _API_CAUSES:
-                stale.append(item)
-        static: Counter[str] = Counter()
-        with_static = 0
-        for problem_id in problems:
-            used = static_uses(code.get((problem_id, source), ""), catalogue)
-            static.update(f"{e.library}: {e.old}" for e in used)
-            with_static += bool(used)
+        static, with_static = _static([code.get((p, source), "") for p in problems], catalogue)
         out.append(
             ModelStaleness(
                 model=source.removeprefix(MODEL_PREFIX),
                 answers=len(problems),
                 pass_rate=pass_rate,
                 fit=fit,
-                vintage=vintage,
+                vintage=_vintage(fit),
                 candidates=candidates,
                 stale=stale,
                 problem_drift=drift,
@@ -250,12 +229,92 @@ def measure(
     return out
 
 
+def _steady(first: Sequence[Outcome]) -> set[str]:
+    """The problems whose reference passes in every combo it ran in.
+
+    Vintage compares eras on these problems alone, so that neither problem drift nor a
+    combo's gaps tilt the score."""
+    reference_runs: dict[str, list[bool]] = {}
+    for o in first:
+        if o.source == REFERENCE and o.status not in _NOT_RUN:
+            reference_runs.setdefault(o.problem_id, []).append(o.status is Status.PASS)
+    return {p for p, passes in reference_runs.items() if all(passes)}
+
+
+_Rates = dict[str, float | None]  # combo → a share, None where nothing counted
+
+
+def _rates(
+    mine: Sequence[Outcome], order: Sequence[str], steady: set[str]
+) -> tuple[_Rates, _Rates, _Rates]:
+    """One model's pass rate, fit (pass rate on the steady problems) and warning rate,
+    per combo."""
+    pass_rate: _Rates = {}
+    fit: _Rates = {}
+    warning_rate: _Rates = {}
+    for combo in order:
+        here = [o for o in mine if o.combo == combo and o.status not in _NOT_RUN]
+        passes = [o for o in here if o.status is Status.PASS]
+        holds = [o for o in here if o.problem_id in steady]
+        pass_rate[combo] = _rate(len(passes), len(here))
+        fit[combo] = _rate(sum(o.status is Status.PASS for o in holds), len(holds))
+        warned = [o for o in passes if any(not w.module.startswith("<python") for w in o.warnings)]
+        warning_rate[combo] = _rate(len(warned), len(passes))
+    return pass_rate, fit, warning_rate
+
+
+def _vintage(fit: Mapping[str, float | None]) -> str | None:
+    """The combos where the model fits best, a tie joined by `` = ``."""
+    scored = {c: f for c, f in fit.items() if f is not None}
+    best = max(scored.values(), default=None)
+    return " = ".join(c for c, f in scored.items() if f == best) if best is not None else None
+
+
+_Step = tuple[str, str, str]  # (problem, last good combo, first bad combo)
+
+
+def _steps(
+    mine: Sequence[Trajectory], reference: Mapping[tuple[str, str], bool]
+) -> tuple[int, tuple[_Step, ...], tuple[_Step, ...]]:
+    """Of one model's trajectories: the candidates (answers that pass somewhere and meet
+    a later combo), the stale ones (failing on an API change where the problem holds),
+    and problem drift (the reference fails there too: never charged to the model)."""
+    stale: list[_Step] = []
+    drift: list[_Step] = []
+    candidates = 0
+    for t in mine:
+        ran = [c for c, a in t.steps if a and a[0].status not in _NOT_RUN]
+        passing = [c for c, a in t.steps if a and a[0].status is Status.PASS]
+        if passing and ran and passing[0] != ran[-1]:
+            candidates += 1
+        if t.klass not in (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE) or not t.first_bad:
+            continue
+        item = (t.problem_id, t.last_good or "", t.first_bad)
+        if not reference.get((t.first_bad, t.problem_id)):
+            drift.append(item)
+        elif t.diagnosis is not None and t.diagnosis.cause in _API_CAUSES:
+            stale.append(item)
+    return candidates, tuple(stale), tuple(drift)
+
+
+def _static(codes: Iterable[str], catalogue: Sequence[Entry]) -> tuple[Counter[str], int]:
+    """Old APIs the answers' code uses (API → answers using it), and how many answers use
+    any."""
+    static: Counter[str] = Counter()
+    with_static = 0
+    for code in codes:
+        used = static_uses(code, catalogue)
+        static.update(f"{e.library}: {e.old}" for e in used)
+        with_static += bool(used)
+    return static, with_static
+
+
 def per_library(outcomes: Sequence[Outcome], source: str, combo: str) -> dict[str, float | None]:
     """Pass rate of ``source`` in ``combo`` for each library."""
     tally: dict[str, list[int]] = {}
     for o in outcomes:
         if o.source == source and o.combo == combo and o.attempt == 0:
-            if o.status in (Status.SKIPPED, Status.ENV_ERROR):
+            if o.status in _NOT_RUN:
                 continue
             counts = tally.setdefault(o.library, [0, 0])
             counts[0] += o.status is Status.PASS

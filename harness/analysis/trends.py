@@ -40,8 +40,9 @@ def model_rates(
 ) -> list[tuple[str, str, int, int, int, int]]:
     """``(model, combo, ran, passed, candidates, stale)`` per model and combo.
 
-    ``stale``: per model (without the ``model:`` prefix), its stale answers as
-    ``summary.json`` lists them, ``(problem, last good combo, first bad combo)``.
+    ``stale``: per model (without the ``model:`` prefix), its stale answers
+    (:attr:`~harness.analysis.staleness.ModelStaleness.stale`), ``(problem, last good
+    combo, first bad combo)``.
     A candidate in combo C is an answer that ran in C, passed in a combo before C in
     era order, and whose reference holds in C; it is stale in C when it fails there and
     its answer went stale at C or before."""
@@ -244,9 +245,3 @@ def _first_seen(db: sqlite3.Connection, runs: Sequence[str]) -> tuple[FirstSeen,
         out.append(FirstSeen(combo, problem, first, started.get(first) or ""))
     out.sort(key=lambda f: (f.combo, natural_key(f.problem_id)))
     return tuple(out)
-
-
-def stale_lists(summary: Mapping[str, Any] | None) -> dict[str, list[list[str]]]:
-    """Per model, its stale answers as a run's summary.json lists them."""
-    models = (summary or {}).get("models", [])
-    return {str(m["model"]): [list(s) for s in m.get("stale", [])] for m in models}

@@ -115,6 +115,33 @@ class Validity:
             "text": self.text(),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Validity:
+        """The inverse of :meth:`to_dict` (kept in summary.json; ``text`` is derived)."""
+
+        def optional(value: object) -> str | None:
+            return None if value is None else str(value)
+
+        ranges = tuple(
+            Range(
+                str(library),
+                passes_from=optional(r.get("passes_from")),
+                passes_to=optional(r.get("passes_to")),
+                fails_below=optional(r.get("fails_below")),
+                fails_from=optional(r.get("fails_from")),
+                bisected=bool(r.get("bisected", False)),
+            )
+            for library, r in data.get("ranges", {}).items()
+        )
+        return cls(
+            problem_id=str(data["problem_id"]),
+            library=str(data["library"]),
+            klass=str(data["class"]),
+            combos={str(c): str(s) for c, s in data["combos"].items()},
+            ranges=ranges,
+            blamed=str(data.get("blamed") or ""),
+        )
+
 
 def _key(version: str) -> Version | None:
     try:

@@ -284,6 +284,44 @@ class Timeline:
             ],
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Timeline:
+        """The inverse of :meth:`to_dict` (kept in summary.json and timeline.json)."""
+
+        def points(curve: Iterable[Mapping[str, Any]]) -> tuple[Point, ...]:
+            return tuple(
+                Point(dt.date.fromisoformat(p["date"]), int(p["passed"]), int(p["counted"]))
+                for p in curve
+            )
+
+        def day(value: str | None) -> dt.date | None:
+            return dt.date.fromisoformat(value) if value else None
+
+        refs = data["references"]
+        half_life = refs.get("half_life_days")
+        return cls(
+            days=tuple(dt.date.fromisoformat(d) for d in data["dates"]),
+            combos=tuple(str(c) for c in data["combos"]),
+            references=Decay(
+                points(refs["curve"]),
+                day(refs.get("anchor")),
+                points(refs["surviving"]),
+                None if half_life is None else float(half_life),
+                bool(refs.get("half_life_extrapolated", False)),
+            ),
+            models=tuple(
+                Vintage(
+                    MODEL_PREFIX + str(m["model"]),
+                    points(m["curve"]),
+                    day(m.get("vintage")),
+                    day(m.get("low")),
+                    day(m.get("high")),
+                    tuple(str(s) for s in m["shape"]),
+                )
+                for m in data["models"]
+            ),
+        )
+
 
 def dated_combos(envs: Mapping[str, EnvInfo]) -> dict[str, dt.date]:
     """The run's combos that carry a date, in date order (one combo per date: the first)."""

@@ -182,6 +182,18 @@ def bisect_one(
     return bisect_problem(target, library, good, bad, env_root=env_root, python=python, log=log)
 
 
+def bisect_run(
+    run_dir: str,
+    matrix: str | None,
+    problems: Sequence[str],
+    answers: Sequence[str],
+    env_root: Path,
+    reporter: Reporter,
+) -> Summary:
+    """``harness bisect --run``: :func:`bisect_job`, then :func:`analyse_existing`."""
+    return analyse_existing(bisect_job(run_dir, matrix, problems, answers, env_root), reporter)
+
+
 def analyse_existing(job: Job, reporter: Reporter) -> Summary:
     """Attribute and bisect the drift of a finished run, then rewrite its reports."""
     summary = reports.write_reports(job.run_dir, problems=job.problems)
@@ -194,15 +206,13 @@ def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter)
     """Find the responsible library and its first bad release for every drifted problem."""
     problems = {p.id: p for p in job.problems}
     solutions = {(s.problem_id, s.source): s for s in job.solutions}
-    envs = job.run_dir.read_envs(c.id for c in summary.combos if c.env.ok)
+    envs = job.run_dir.read_envs(c.id for c in summary.combos if c.ok)
     drifts = []
-    for t in summary.drift:
-        solution = solutions.get((t.problem_id, t.source))
-        if solution and t.last_good in envs and t.first_bad in envs:
-            named = t.diagnosis.library if t.diagnosis else ""
-            drifts.append(
-                (Execution(problems[t.problem_id], solution), t.last_good, t.first_bad, named)
-            )
+    for row in summary.drift:
+        solution = solutions.get((row.problem_id, row.source))
+        if solution and row.last_good in envs and row.first_bad in envs:
+            execution = Execution(problems[row.problem_id], solution)
+            drifts.append((execution, row.last_good, row.first_bad, row.symbol_library))
     reporter.log(f"bisect: investigating {len(drifts)} drifted problems")
     lab = lab_mod.Lab(builder, job.options, log=reporter.log)
     findings = bisection.analyse_drift(lab, drifts, envs, bisection.release_lister(builder.index))

@@ -18,20 +18,23 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from harness import reports
-from harness.analysis import trends, upcoming
+from harness.analysis import upcoming
 from harness.analysis.drift import natural_key
-from harness.analysis.history import Changes, connect
+from harness.analysis.history import connect
+from harness.analysis.summary import read as read_summary
 from harness.analysis.trends import DEFAULT_NIGHTS
 from harness.app import shards as shards_mod
 from harness.core.errors import HarnessError, UsageError
 from harness.core.results import OutcomeWriter, read_outcomes, write_json
 from harness.execute.rundir import RunDir, RunManifest
 from harness.matrix import releases, spec
+from harness.matrix.selection import select_combos
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from harness.analysis.summary import Summary
     from harness.core.results import Outcome
     from harness.matrix.releases import ReleaseNews
     from harness.matrix.spec import Combo
@@ -155,18 +158,11 @@ def _renumbered(o: Outcome, seq: int, run_id: str) -> Outcome:
     return replace(o, seq=seq, run_id=run_id)
 
 
-def _changes(summary: Mapping[str, Any]) -> Changes | None:
-    """What changed since the previous run, as ``summary.json`` keeps it."""
-    kept = summary.get("changes")
-    return Changes.from_dict(kept) if kept else None
-
-
-def workflow_commands(summary: Mapping[str, Any], limit: int = 50) -> list[str]:
-    """GitHub workflow commands that show the run's news (``summary``: its summary.json)
-    on the workflow page: an error per new failure, a warning per drifted problem."""
+def workflow_commands(summary: Summary, limit: int = 50) -> list[str]:
+    """GitHub workflow commands that show the run's news on the workflow page: an error
+    per new failure, a warning per drifted problem."""
     out = []
-    changes = _changes(summary)
-    for f in changes.new_failures[:limit] if changes else ():
+    for f in summary.changes.new_failures[:limit] if summary.changes else ():
         detail = f" — {f.error}" if f.error else ""
         out.append(
             _command(
@@ -175,18 +171,18 @@ def workflow_commands(summary: Mapping[str, Any], limit: int = 50) -> list[str]:
                 f"{f.combo} ({f.source}): {f.before} → {f.after}{detail}",
             )
         )
-    for d in summary.get("drift", [])[:limit]:
-        analysis = d.get("analysis") or {}
-        found = (
-            f"; first bad release {analysis['library']} {analysis['first_bad']}"
-            if analysis.get("first_bad")
+    for row in summary.drift[:limit]:
+        found = row.finding
+        bisected = (
+            f"; first bad release {found.library} {found.first_bad}"
+            if found and found.first_bad
             else ""
         )
         out.append(
             _command(
                 "warning",
-                f"Drift: {d['problem_id']}",
-                f"{d['last_good']} → {d['first_bad']}: {d['error']} ({d['cause']}){found}",
+                f"Drift: {row.problem_id}",
+                f"{row.last_good} → {row.first_bad}: {row.error} ({row.cause}){bisected}",
             )
         )
     return out
@@ -205,19 +201,19 @@ def _command(kind: str, title: str, message: str) -> str:
     return f"::{kind} title={escape(title, ':,')}::{escape(message)}"
 
 
-def issue_text(summary: Mapping[str, Any], releases: ReleaseNews | None = None) -> str:
-    """The body of the nightly issue (``summary``: the run's summary.json): what will
-    break next (references failing only in the nightly lanes) first, then only what is
-    new since the last run and how the trends moved; "" when there is nothing to say."""
-    changes = _changes(summary)
+def issue_text(summary: Summary, releases: ReleaseNews | None = None) -> str:
+    """The body of the nightly issue: what will break next (references failing only in
+    the nightly lanes) first, then only what is new since the last run and how the trends
+    moved; "" when there is nothing to say."""
+    changes = summary.changes
     failures = changes.new_failures if changes else ()
     warnings = changes.new_warnings if changes else ()
     new_releases = releases.new if releases else ()
-    coming = [upcoming.Breakage.from_dict(b) for b in summary.get("upcoming", [])]
+    coming = summary.upcoming
     moved = trend_sentences(summary)
     if not (coming or failures or warnings or new_releases or moved):
         return ""
-    lines = [f"## Nightly run `{summary.get('run_id')}`", ""]
+    lines = [f"## Nightly run `{summary.run_id}`", ""]
     if changes and changes.previous:
         lines += [f"Compared with `{changes.previous}`.", ""]
     if coming:
@@ -263,16 +259,13 @@ _TREND_WORDS = {
 }
 
 
-def trend_sentences(summary: Mapping[str, Any], threshold: float = 0.001) -> list[str]:
+def trend_sentences(summary: Summary, threshold: float = 0.001) -> list[str]:
     """One line per series that moved between the last two nights, with the releases
     that moved in that combo between them (from the run's changes)."""
-    kept = summary.get("trends")
-    if not kept:
+    found = summary.trends
+    if found is None or len(found.nights) < 2:
         return []
-    found = trends.Trends.from_dict(kept)
-    if len(found.nights) < 2:
-        return []
-    changes = _changes(summary)
+    changes = summary.changes
     moved_in: dict[str, list[str]] = {}
     for r in changes.releases if changes else ():
         moved_in.setdefault(r.combo, []).append(f"{r.library} {r.before} → {r.after}")
@@ -305,16 +298,25 @@ def nights_of(run: RunDir) -> int:
 
 
 def job_matrix(
-    combos: Sequence[Combo],
-    shards: int,
-    max_jobs: int = GITHUB_JOB_LIMIT,
+    matrix: str,
     *,
+    combos: Sequence[str] = (),
+    keyword: str | None = None,
+    tag: Sequence[str] = (),
+    nightly: bool = False,
+    shards: int | None = None,
+    max_jobs: int = GITHUB_JOB_LIMIT,
     history: Path | None = None,
     write_durations: Path | None = None,
 ) -> dict[str, Any]:
-    """``harness plan``: the CI job matrix of ``combos`` (:func:`plan`), its shards
-    balanced by the durations ``history`` recorded (none on the first night), which are
-    also written to ``write_durations`` for the jobs to split their problems by."""
+    """``harness plan`` (its options by name): the CI job matrix (:func:`plan`) of the
+    combos of ``matrix`` chosen as ``harness run`` chooses them, ``shards`` jobs per combo
+    (default:
+    ``[nightly].shards`` with ``nightly``, else 1), balanced by the durations ``history``
+    recorded (none on the first night), which are also written to ``write_durations`` for
+    the jobs to split their problems by."""
+    spec_, chosen = select_combos(matrix, combos, keyword, tag, nightly=nightly)
+    count = shards or (spec_.nightly.shards if nightly else 1)
     durations: shards_mod.Durations = {}
     if history is not None and history.is_file():
         with closing(connect(history)) as db:
@@ -322,10 +324,10 @@ def job_matrix(
     if write_durations is not None:
         shards_mod.write(write_durations, durations)
     problems: dict[str, list[str]] = {}
-    if durations and shards > 1:
+    if durations and count > 1:
         # what the jobs will split: the problems each combo ran most recently
-        problems = {c.id: list(durations.get(c.id, {})) for c in combos}
-    return plan(combos, shards, max_jobs, durations=durations, problems=problems)
+        problems = {c.id: list(durations.get(c.id, {})) for c in chosen}
+    return plan(chosen, count, max_jobs, durations=durations, problems=problems)
 
 
 def merge_and_report(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
@@ -335,11 +337,11 @@ def merge_and_report(sources: Sequence[Path], target: RunDir) -> dict[str, int]:
     return counts
 
 
-def _summary_of(run: RunDir) -> dict[str, Any]:
-    summary = run.read_summary()
-    if summary is None:
+def _summary_of(run: RunDir) -> Summary:
+    found = read_summary(run)
+    if found is None:
         raise UsageError(f"{run.root}: no summary.json (run harness report first)")
-    return summary
+    return found
 
 
 def issue_text_of(run: RunDir, releases: Path | None = None) -> str:

@@ -174,6 +174,37 @@ def _dated(found: Reach, index: Index) -> Reach:
     return dataclasses.replace(found, dates=days)
 
 
+def reach_into(
+    out: Path,
+    env_root: Path,
+    log: Callable[[str], None],
+    *,
+    problems: Sequence[str],
+    library: Sequence[str] = (),
+    problem_id: Sequence[str] = (),
+    limit: int | None = None,
+    jobs: int = 1,
+    answers: Sequence[str] = (),
+    idioms: bool = False,
+    near: Sequence[str] = (),
+) -> Path:
+    """``harness reach`` (its options by name): :func:`reach_problems`, written into
+    ``out`` (:func:`write`); returns the path of its reach.md."""
+    found = reach_problems(
+        problems,
+        library,
+        problem_id,
+        limit,
+        env_root,
+        jobs,
+        log,
+        answers=answers,
+        idioms=idioms,
+        near=near,
+    )
+    return write(out, found)
+
+
 def reach_problems(
     problem_locations: Sequence[str],
     libraries: Sequence[str],
@@ -187,9 +218,9 @@ def reach_problems(
     idioms: bool = False,
     near: Sequence[str] = (),
 ) -> list[Reach]:
-    """``harness reach``: where each chosen problem's solutions work over its library's
-    releases: its reference, and with ``idioms`` our problems' old idioms, and every
-    answer of ``answers`` (``[NAME=]PATH``)."""
+    """Where each chosen problem's solutions work over its library's releases: its
+    reference, and with ``idioms`` our problems' old idioms, and every answer of
+    ``answers`` (``[NAME=]PATH``)."""
     paths = problemsets.resolve(problem_locations)
     loaded_problems = problemsets.load_problems(paths)
     problems = problemsets.filter_problems(loaded_problems, split(libraries), ids, limit)

@@ -63,8 +63,6 @@ def repair(
     run = RunDir(run_dir)
     if not run.root.is_dir():
         raise UsageError(f"{run_dir}: no such results directory")
-    if jobs < 1:
-        raise UsageError("--jobs must be at least 1")
     manifest = run.read_manifest()
     if manifest is None:
         raise UsageError(f"{run_dir}: not a results directory (no run.json)")

@@ -1,19 +1,22 @@
-"""``harness run``: execute a planned job, then report on it, bisect its drift
-(``--bisect``) and record it in the history.
+"""``harness run``: plan a request, execute the job, then report on it, bisect its drift
+(``--bisect``), repair it (``--repair``) and record it in the history.
 
-:func:`harness.app.plan.plan` turns a request into a :class:`~harness.execute.job.Job`;
-:func:`run` executes it (``harness.execute.job``), writes the reports, and, when asked,
-attributes and bisects every drifted problem (``harness.app.bisect``) and records the
-run in the SQLite history. One combo's failure never stops the next, and whatever a run
-finished is on disk before it moves on.
+:func:`run_request` is the whole command: :func:`harness.app.plan.plan` turns a request
+into a :class:`~harness.execute.job.Job`; :func:`run` executes it
+(``harness.execute.job``), writes the reports, and, when asked, attributes and bisects
+every drifted problem (``harness.app.bisect``) and records the run in the SQLite history;
+``harness.app.repair`` repairs what drifted. One combo's failure never stops the next,
+and whatever a run finished is on disk before it moves on.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness import reports
 from harness.analysis import agreement, history
+from harness.app import plan
 from harness.app.bisect import analyse
 from harness.app.nightly import nights_of
 from harness.core.errors import UsageError
@@ -21,19 +24,83 @@ from harness.core.results import write_json
 from harness.envs import workspace
 from harness.envs.build import EnvBuilder
 from harness.execute.job import execute, mark_finished
+from harness.execute.progress import reporter
+from harness.execute.rundir import resume as resumed
 from harness.matrix.package_index import Index
 from harness.problems import verdicts
 from harness.problems.answers import answers_file, model_name
 from harness.reports import agreement as agreement_report
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from harness.analysis.agreement import Agreement
     from harness.analysis.summary import Summary
+    from harness.app.repair import Repaired
     from harness.execute.job import Job
     from harness.execute.progress import Reporter
-    from harness.execute.rundir import RunDir
+    from harness.execute.rundir import RunDir, RunRequest
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What ``harness run`` did: the run's summary and where it is, and what came of its
+    repairs (``--repair``)."""
+
+    summary: Summary
+    summary_md: Path
+    repaired: Repaired | None = None
+
+    def lines(self) -> list[str]:
+        """What ``harness run`` prints."""
+        return [*(self.repaired.lines() if self.repaired else ()), str(self.summary_md)]
+
+
+def run_request(
+    request: RunRequest,
+    *,
+    results: Path,
+    run_id: str | None,
+    env_root: Path,
+    jobs: int,
+    resume: bool = False,
+    history: Path | None = None,
+    repair: bool = False,
+    quiet: bool = False,
+    log: Callable[[str], None] = lambda _m: None,
+) -> Ran:
+    """``harness run``: plan ``request`` (or, with ``resume``, the run ``run_id`` names, or
+    the latest unfinished one, with the inputs it was started with), :func:`run` it with
+    progress shown unless ``quiet``, then repair its drift when asked. ``log`` says what
+    planning found, whatever ``quiet`` says."""
+    if resume:
+        run_id, request = resumed(results, run_id)
+        log(f"resuming run {run_id}")
+    job = plan.plan(
+        request,
+        results=results,
+        env_root=env_root,
+        run_id=run_id,
+        jobs=jobs,
+        resume=resume,
+        log=log,
+    )
+    with reporter(quiet) as progress:
+        summary = run(
+            job,
+            progress,
+            bisect=request.bisect,
+            history=history,
+            compare_upstream=request.compare_upstream,
+        )
+        repaired = None
+        if repair:
+            # LibCST takes half a second to load: only a run that repairs pays it
+            from harness.app.repair import repair as repair_run  # noqa: PLC0415
+
+            repaired = repair_run(job.run_dir.root, env_root=env_root, reporter=progress, jobs=jobs)
+    return Ran(summary, job.run_dir.summary_md, repaired)
 
 
 def run(

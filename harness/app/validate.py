@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.core.errors import UsageError
 from harness.execute import options as execution_options
 from harness.execute.runner import RunOptions
 from harness.labs import validate
@@ -29,8 +30,15 @@ def validate_problems(
     near: Sequence[str] = (),
     jobs: int = 1,
     log: Callable[[str], None] = lambda _m: None,
+    write_json: Path | None = None,
+    write_table: Path | None = None,
+    command: str = "harness validate-problems",
 ) -> validate.Validation:
-    """Validate the problems at ``locations`` (default: ours), chosen by library and id."""
+    """Validate the problems at ``locations`` (default: ours), chosen by library and id;
+    the checks are written as JSON to ``write_json``, and as a table dated today that
+    names the ``command`` into the README at ``write_table``."""
+    if write_table is not None and not write_table.is_file():
+        raise UsageError(f"--write-table {write_table}: no such file")
     paths = problemsets.resolve(locations)
     matrix = spec.load(DEFAULT_MATRIX) if Path(DEFAULT_MATRIX).is_file() else None
     options = execution_options.for_problems(
@@ -38,7 +46,7 @@ def validate_problems(
         timeout=matrix.timeout if matrix else RunOptions().timeout,
         problem_paths=paths,
     )
-    return validate.check_problems(
+    result = validate.check_problems(
         problemsets.load_problems(paths),
         env_root,
         libraries=libraries,
@@ -49,3 +57,8 @@ def validate_problems(
         options=options,
         log=log,
     )
+    if write_json is not None:
+        result.save_json(write_json)
+    if write_table is not None:
+        result.save_table(write_table, command)
+    return result

@@ -105,7 +105,8 @@ def replay(
     A manifest that recorded no options (written by hand or by an old version) is replayed
     with ``harness run``'s defaults."""
     recorded = manifest.options
-    jobs = jobs or (recorded.jobs if recorded else 1)
+    if jobs is None:
+        jobs = recorded.jobs if recorded else 1
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
     extra = [*problem_paths, *([trials] if trials else [])]

@@ -108,23 +108,16 @@ def investigate(
     if as_of is not None and start.env.ok:
         others = {p: v or start.env.versions.get(p, "") for p, v in others.items()}
         as_of = None
-    if start.passed is None:
-        detail = start.env.error
-        return done(
-            oldest=series[0], note=f"does not install at its own release {pinned}: {detail}"[:300]
-        )
-    at = series.index(pinned)
-    if not start.passed and execution.solution.source == REFERENCE:
+    if start.passed is None or (not start.passed and execution.solution.source == REFERENCE):
         # a reference that fails at its own release is a broken problem: nothing to range
-        detail = start.outcome.first_line if start.outcome else ""
-        return done(oldest=series[0], note=f"fails at its own release {pinned}: {detail}"[:300])
+        return done(oldest=series[0], note=_at_pinned(pinned, start))
+    at = series.index(pinned)
     if not start.passed:
         elsewhere = yield from _elsewhere(
             execution, package, series, at, python, others, trials, ask
         )
         if elsewhere is None:
-            detail = start.outcome.first_line if start.outcome else ""
-            return done(oldest=series[0], note=f"fails at its own release {pinned}: {detail}"[:300])
+            return done(oldest=series[0], note=_at_pinned(pinned, start))
         lowest, highest, below, above = elsewhere
         return done(
             lowest=lowest, highest=highest, below=below, above=above, oldest=series[0],
@@ -139,17 +132,11 @@ def investigate(
     note = ""
     if top and Version(highest) < Version(today):
         # the newest release has no wheel for this Python: try it on the first that has
-        newer = _python_with(package, today, python, releases)
-        if newer is None:
-            note = f"{package} {today} has no wheel for a Python this machine has"
-        else:
-            last = yield from ask(today, newer)
-            if last.passed:
-                highest, note = today, f"{today} passes on Python {newer}"
-            elif last.passed is False:
-                above, note = today, f"{today} fails on Python {newer}"
-            else:
-                note = f"{package} {today} does not install on Python {newer}"
+        passed, note = yield from _newest_elsewhere(package, today, python, releases, ask)
+        if passed:
+            highest = today
+        elif passed is False:
+            above = today
     return done(
         lowest=lowest,
         highest=highest,
@@ -160,6 +147,35 @@ def investigate(
         note=note,
         passes_pinned=True,
     )
+
+
+def _at_pinned(pinned: str, start: Answer) -> str:
+    """Why there is no range: what the trial at the pinned release found."""
+    if start.passed is None:
+        return f"does not install at its own release {pinned}: {start.env.error}"[:300]
+    detail = start.outcome.first_line if start.outcome else ""
+    return f"fails at its own release {pinned}: {detail}"[:300]
+
+
+def _newest_elsewhere(
+    package: str,
+    today: str,
+    python: str,
+    releases: Callable[[str, str], list[str]],
+    ask: Callable[[str, str], Generator[Need, Answer, Answer]],
+) -> Generator[Need, Answer, tuple[bool | None, str]]:
+    """The library's newest release, which has no wheel for ``python``, tried on the first
+    Python that has one: whether it passes there (None: not tried, or it does not
+    install), and a note that says so."""
+    newer = _python_with(package, today, python, releases)
+    if newer is None:
+        return None, f"{package} {today} has no wheel for a Python this machine has"
+    last = yield from ask(today, newer)
+    if last.passed:
+        return True, f"{today} passes on Python {newer}"
+    if last.passed is False:
+        return False, f"{today} fails on Python {newer}"
+    return None, f"{package} {today} does not install on Python {newer}"
 
 
 def _elsewhere(

@@ -11,12 +11,12 @@ summary.json; elements carry ``data-*`` attributes so tests can read them back.
 from __future__ import annotations
 
 import html
-from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.analysis import upcoming
-from harness.analysis.causes import site
 from harness.analysis.drift import natural_key
+from harness.analysis.glance import glance
 from harness.analysis.idioms import OLD
 from harness.analysis.repairs import VERDICTS
 from harness.analysis.validity import headline as validity_headline
@@ -24,8 +24,9 @@ from harness.analysis.validity import limited_ranges
 from harness.core.libraries import LIBRARIES
 from harness.core.problem import REFERENCE
 from harness.core.results import Status
+from harness.reports import drift as drift_table
 from harness.reports import trend_chart
-from harness.reports.glance import glance, headline, since
+from harness.reports.glance import headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
@@ -33,6 +34,7 @@ from harness.reports.timeline import rows as timeline_rows
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from harness.analysis.drift import DriftRow
     from harness.analysis.idioms import IdiomStory
     from harness.analysis.repairs import RepairTable
     from harness.analysis.summary import Summary
@@ -131,197 +133,186 @@ def heatmap(
     return "".join(parts)
 
 
-def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
-    order = list(summary.order)
-    lib_rank = {lib.key: i for i, lib in enumerate(LIBRARIES)}
-    first: dict[str, str] = {}
-    for o in outcomes:
-        first.setdefault(o.problem_id, o.library)
-    problems = sorted(first, key=lambda p: (lib_rank.get(first[p], 99), natural_key(p)))
-    out = [
+@dataclass(frozen=True)
+class Charts:
+    """The pictures the page shows inline, as SVG text ("" for none)."""
+
+    timeline: str = ""
+    trends: str = ""
+    reach: str = ""
+
+
+def render(summary: Summary, outcomes: Sequence[Outcome], charts: Charts | None = None) -> str:
+    """The page: its sections one after the other; ``outcomes`` fill the heatmaps."""
+    pictures = charts or Charts()
+    trends = summary.trends
+    sections = [
+        _head(summary),
+        render_glance(summary),
+        render_upcoming(summary.upcoming) if summary.upcoming else [],
+        render_environments(summary),
+        render_pass_rates(summary),
+        render_models(summary) if summary.models else [],
+        render_idioms(summary.stories) if summary.stories else [],
+        render_heatmaps(summary, outcomes),
+        render_drift(summary),
+        render_repairs(summary.repairs) if summary.repairs is not None else [],
+        render_validity(summary) if summary.validity else [],
+        render_timeline(summary.timeline, pictures.timeline) if summary.timeline else [],
+        render_trends(trends, pictures.trends) if trends is not None and trends.series else [],
+        render_reach(summary, pictures.reach) if summary.reach else [],
+        render_answers_changing(summary.answers_changing),
+        render_warnings(summary),
+        ["</body></html>"],
+    ]
+    return "\n".join(line for section in sections for line in section)
+
+
+def _head(summary: Summary) -> list[str]:
+    return [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>Run {_e(summary.run_id)}</title><style>{_CSS}</style></head><body>",
         f"<h1>Run <code>{_e(summary.run_id)}</code></h1>",
         f'<p>Baseline <code>{_e(summary.baseline)}</code> · <span data-count="combos">{len(summary.combos)}</span> combos · '
         f'<span data-count="problems">{summary.problems}</span> problems · '
         f'<span data-count="executions">{summary.executions}</span> executions · era order: '
-        + " → ".join(f"<code>{_e(c)}</code>" for c in order)
+        + " → ".join(f"<code>{_e(c)}</code>" for c in summary.order)
         + "</p>",
-        *render_glance(summary),
-        *(render_upcoming(summary.upcoming) if summary.upcoming else []),
     ]
-    present = {k for c in summary.combos for k in c.env.library_versions()}
+
+
+def render_environments(summary: Summary) -> list[str]:
+    present = {k for c in summary.combos for k in c.versions}
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
-    rows = []
-    for c in summary.combos:
-        versions = c.env.library_versions()
-        state = (
-            "ok" if c.env.ok else f"<b>env_error</b> ({_e(c.env.stage)}): {_e(c.env.error[:200])}"
-        )
-        rows.append(
+    rows = [
+        [
+            f"<code>{_e(c.id)}</code>",
+            _e(c.python or "–"),
+            *[_e(c.versions.get(k, "–")) for k in libs],
+            "ok" if c.ok else f"<b>env_error</b> ({_e(c.stage)}): {_e(c.error[:200])}",
+        ]
+        for c in summary.combos
+    ]
+    return ["<h2>Environments</h2>", _table(["combo", "python", *libs, "environment"], rows)]
+
+
+def render_pass_rates(summary: Summary) -> list[str]:
+    rows = [
+        [
+            f"<code>{_e(c.id)}</code>",
+            _e(source),
+            f'#<span data-pass="{_e(c.id)}|{_e(source)}">{counts.get("pass", 0)}</span>',
+            f"#{sum(counts.values())}",
+            f"#{_pct(c.pass_rate(source))}",
+        ]
+        for c in summary.combos
+        for source, counts in c.counts.items()
+    ]
+    return [
+        "<h2>Pass rates</h2>",
+        _table(["combo", "source", "pass", "executions", "pass rate"], rows),
+    ]
+
+
+def render_models(summary: Summary) -> list[str]:
+    """Per model: pass rate per combo, staleness, vintage; then pass rates by library."""
+    order = list(summary.order)
+    rows = [
+        [
+            f"<code>{_e(m.model)}</code>",
+            *[f"#{_pct(m.pass_rate.get(c))}" for c in order],
+            f"#{_pct(m.stale_rate)} <span class='muted'>({len(m.stale)}/{m.candidates})</span>",
+            f"#{len(m.problem_drift)}",
+            *[f"#{_pct(m.warning_rate.get(c))}" for c in order[-1:]],
+            f"<code>{_e(m.vintage or '–')}</code>",
+            f"#{m.answers_with_static}",
+        ]
+        for m in (report.staleness for report in summary.models)
+    ]
+    header = ["model", *[f"pass in {c}" for c in order], "stale rate", "problem drift"]
+    header += [f"warning rate ({order[-1]})" if order else "warning rate", "vintage"]
+    out = ["<h2>Models</h2>", _table([*header, "answers using old APIs"], rows)]
+    for report in summary.models:
+        by_lib = report.per_library
+        if not by_lib:
+            continue
+        lib_names = sorted({lib for rates in by_lib.values() for lib in rates})
+        rows = [
             [
-                f"<code>{_e(c.id)}</code>",
-                _e(c.env.python or "–"),
-                *[_e(versions.get(k, "–")) for k in libs],
-                state,
+                f"<code>{_e(c)}</code>",
+                *[f"#{_pct(by_lib.get(c, {}).get(lib))}" for lib in lib_names],
             ]
-        )
-    out += ["<h2>Environments</h2>", _table(["combo", "python", *libs, "environment"], rows)]
+            for c in order
+        ]
+        out += [
+            f"<h3>{_e(report.staleness.model)} by library</h3>",
+            _table(["combo", *lib_names], rows),
+        ]
+    return out
 
-    out.append("<h2>Pass rates</h2>")
-    rows = []
-    for c in summary.combos:
-        for source, counts in c.counts.items():
-            rows.append(
-                [
-                    f"<code>{_e(c.id)}</code>",
-                    _e(source),
-                    f'#<span data-pass="{_e(c.id)}|{_e(source)}">{counts.get("pass", 0)}</span>',
-                    f"#{sum(counts.values())}",
-                    f"#{_pct(c.pass_rate(source))}",
-                ]
-            )
-    out.append(_table(["combo", "source", "pass", "executions", "pass rate"], rows))
 
-    if summary.models:
-        out.append("<h2>Models</h2>")
-        rows = []
-        for m in (report.staleness for report in summary.models):
-            rows.append(
-                [
-                    f"<code>{_e(m.model)}</code>",
-                    *[f"#{_pct(m.pass_rate.get(c))}" for c in order],
-                    f"#{_pct(m.stale_rate)} <span class='muted'>({len(m.stale)}/{m.candidates})</span>",
-                    f"#{len(m.problem_drift)}",
-                    *[f"#{_pct(m.warning_rate.get(c))}" for c in order[-1:]],
-                    f"<code>{_e(m.vintage or '–')}</code>",
-                    f"#{m.answers_with_static}",
-                ]
-            )
-        out.append(
-            _table(
-                [
-                    "model",
-                    *[f"pass in {c}" for c in order],
-                    "stale rate",
-                    "problem drift",
-                    f"warning rate ({order[-1]})" if order else "warning rate",
-                    "vintage",
-                    "answers using old APIs",
-                ],
-                rows,
-            )
-        )
-        for report in summary.models:
-            by_lib = report.per_library
-            if not by_lib:
-                continue
-            lib_names = sorted({lib for rates in by_lib.values() for lib in rates})
-            rows = [
-                [
-                    f"<code>{_e(c)}</code>",
-                    *[f"#{_pct(by_lib.get(c, {}).get(lib))}" for lib in lib_names],
-                ]
-                for c in order
-            ]
-            out += [
-                f"<h3>{_e(report.staleness.model)} by library</h3>",
-                _table(["combo", *lib_names], rows),
-            ]
-
-    if summary.stories:
-        out += render_idioms(summary.stories)
-    out.append("<h2>Statuses: problems × combos</h2>")
-    out.append(
-        "<p class='legend'>"
-        + "".join(
-            f"<span><i style='background:{col}'></i>{_e(s)}</span>"
-            for s, col in COLOURS.items()
-            if s != "missing"
-        )
-        + "</p>"
+def render_heatmaps(summary: Summary, outcomes: Sequence[Outcome]) -> list[str]:
+    """One heatmap per solution source: problems (by library) × combos in era order."""
+    lib_rank = {lib.key: i for i, lib in enumerate(LIBRARIES)}
+    first: dict[str, str] = {}
+    for o in outcomes:
+        first.setdefault(o.problem_id, o.library)
+    problems = sorted(first, key=lambda p: (lib_rank.get(first[p], 99), natural_key(p)))
+    legend = "".join(
+        f"<span><i style='background:{col}'></i>{_e(s)}</span>"
+        for s, col in COLOURS.items()
+        if s != "missing"
     )
-    for source in summary.sources:
-        out.append(
-            f"<h3>{_e(source)}</h3>{_HEAT_NOTES.get(source, '') if summary.stories else ''}"
-            f"<div class='heat'>{heatmap(source, outcomes, order, problems, first)}</div>"
-        )
+    out = ["<h2>Statuses: problems × combos</h2>", f"<p class='legend'>{legend}</p>"]
+    out += [
+        f"<h3>{_e(source)}</h3>{_HEAT_NOTES.get(source, '') if summary.stories else ''}"
+        f"<div class='heat'>{heatmap(source, outcomes, summary.order, problems, first)}</div>"
+        for source in summary.sources
+    ]
+    return out
 
-    out.append(
-        f'<h2>Drifted problems <span class="muted">(<span data-count="drifted">{len(summary.drift)}</span>)</span></h2>'
-    )
-    rows = []
-    for t in summary.drift:
-        finding = summary.finding(t)
-        bad = t.outcome(t.first_bad) if t.first_bad else None
-        rows.append(
-            [
-                f"<code>{_e(t.problem_id)}</code>",
-                _e(t.library),
-                _e(t.klass.value),
-                f"<code>{_e(t.last_good)}</code> → <code>{_e(t.first_bad)}</code>",
-                _e(bad.first_line[:160] if bad else "–"),
-                _e(t.diagnosis.cause.value if t.diagnosis else "–"),
-                f"<code>{_e(t.diagnosis.symbol)}</code>"
-                if t.diagnosis and t.diagnosis.symbol
-                else "–",
-                _e((site(bad) if bad else "") or "–"),
-                _e((finding.library if finding else None) or "–"),
-                _e(
-                    f"{finding.library} {finding.first_bad}"
-                    if finding and finding.first_bad
-                    else "–"
-                ),
-                _e(
-                    (
-                        (finding.warning if finding else "")
-                        or (t.warnings[0].message if t.warnings else "–")
-                    )[:140]
-                ),
-            ]
-        )
-    out.append(
-        _table(
-            [
-                "problem",
-                "library",
-                "class",
-                "pass → fail",
-                "error",
-                "cause",
-                "symbol",
-                "broke in",
-                "responsible",
-                "first bad release",
-                "earlier warning",
-            ],
-            rows,
-        )
-        if rows
-        else "<p>None.</p>"
-    )
 
-    if summary.repairs is not None:
-        out += render_repairs(summary.repairs)
-    if summary.validity:
-        out += render_validity(summary)
-    if summary.timeline is not None:
-        out += render_timeline(summary.timeline, summary.timeline_svg)
-    if summary.trends is not None and summary.trends.series:
-        out += render_trends(summary.trends, summary.trends_svg)
-    if summary.reach:
-        out += render_reach(summary)
+def _drift_row(row: DriftRow) -> list[str]:
+    f = row.finding
+    warned = (f.warning if f else "") or (row.warnings[0] if row.warnings else "–")
+    return [
+        f"<code>{_e(row.problem_id)}</code>",
+        _e(row.library),
+        _e(row.klass.value),
+        f"<code>{_e(row.last_good)}</code> → <code>{_e(row.first_bad)}</code>",
+        _e((row.error or "–")[:160]),
+        _e(row.cause.value if row.cause else "–"),
+        f"<code>{_e(row.symbol)}</code>" if row.symbol else "–",
+        _e(row.site or "–"),
+        _e((f.library if f else None) or "–"),
+        _e(drift_table.first_bad_release(row)),
+        _e(warned[:140]),
+        _e(drift_table.changed(row)),
+    ]
 
-    changed = _changed_outcomes(outcomes, order)
-    if changed:
-        out.append("<h2>Model answers whose outcome changes between combos</h2>")
-        rows = [[f"<code>{_e(src)}</code>", f"#{n}"] for src, n in sorted(changed.items())]
-        out.append(_table(["source", "problems"], rows))
 
-    out.append(
-        f'<h2>Deprecation warnings from passing executions <span class="muted">'
-        f'(<span data-count="warnings">{len(summary.warnings)}</span>)</span></h2>'
-    )
+def render_drift(summary: Summary) -> list[str]:
+    count = f'<span data-count="drifted">{len(summary.drift)}</span>'
+    rows = [_drift_row(r) for r in summary.drift]
+    return [
+        f'<h2>Drifted problems <span class="muted">({count})</span></h2>',
+        _table(drift_table.COLUMNS, rows) if rows else "<p>None.</p>",
+    ]
+
+
+def render_answers_changing(changing: Mapping[str, int]) -> list[str]:
+    """Per model source: problems whose answer passes in one combo and fails in another."""
+    if not changing:
+        return []
+    rows = [[f"<code>{_e(src)}</code>", f"#{n}"] for src, n in sorted(changing.items())]
+    return [
+        "<h2>Model answers whose outcome changes between combos</h2>",
+        _table(["source", "problems"], rows),
+    ]
+
+
+def render_warnings(summary: Summary) -> list[str]:
+    count = f'<span data-count="warnings">{len(summary.warnings)}</span>'
     rows = [
         [
             _e(g.library),
@@ -332,13 +323,12 @@ def render(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         ]
         for g in summary.warnings[:60]
     ]
-    out.append(
+    return [
+        f'<h2>Deprecation warnings from passing executions <span class="muted">({count})</span></h2>',
         _table(["library", "category", "message", "executions", "combos"], rows)
         if rows
-        else "<p>None.</p>"
-    )
-    out.append("</body></html>")
-    return "\n".join(out)
+        else "<p>None.</p>",
+    ]
 
 
 _HEAT_NOTES = {
@@ -399,7 +389,7 @@ def render_upcoming(found: Sequence[Breakage]) -> list[str]:
     return out
 
 
-def render_reach(summary: Summary) -> list[str]:
+def render_reach(summary: Summary, svg: str) -> list[str]:
     """Each problem's range on its library's release axis (``harness reach``)."""
     rows = [
         [
@@ -415,8 +405,8 @@ def render_reach(summary: Summary) -> list[str]:
         "<h2>How far each problem reaches over its library's releases</h2>",
         _table(["problem", "library", "written for", "passes from … to", "class"], rows),
     ]
-    if summary.reach_svg:
-        out.append(f'<div class="reach">{summary.reach_svg}</div>')
+    if svg:
+        out.append(f'<div class="reach">{svg}</div>')
     return out
 
 
@@ -568,17 +558,3 @@ def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
             rows,
         ),
     ]
-
-
-def _changed_outcomes(outcomes: Sequence[Outcome], order: Sequence[str]) -> dict[str, int]:
-    """Per model source: problems whose pass/fail differs between any two combos."""
-    seen: dict[tuple[str, str], set[bool]] = defaultdict(set)
-    for o in outcomes:
-        decided = o.status.is_failure or o.status is Status.PASS
-        if o.source != REFERENCE and o.attempt == 0 and o.combo in order and decided:
-            seen[(o.source, o.problem_id)].add(o.status is Status.PASS)
-    counts: dict[str, int] = defaultdict(int)
-    for (source, _), values in seen.items():
-        if len(values) > 1:
-            counts[source] += 1
-    return dict(counts)

@@ -5,33 +5,33 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness.analysis import upcoming
-from harness.analysis.causes import site
 from harness.analysis.drift import DriftClass
+from harness.analysis.glance import glance
 from harness.analysis.validity import headline as validity_headline
 from harness.analysis.validity import limited_ranges
 from harness.core.libraries import LIBRARIES
 from harness.core.results import Status
 from harness.matrix.releases import markdown as releases_markdown
+from harness.reports import drift as drift_table
 from harness.reports import reach as reach_report
 from harness.reports import repairs as repairs_report
 from harness.reports import trend_chart
-from harness.reports.glance import glance, headline, since
+from harness.reports.glance import headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
-    from harness.analysis.drift import Trajectory
-    from harness.analysis.history import Changes
+    from harness.analysis.changes import Changes
+    from harness.analysis.drift import DriftRow
+    from harness.analysis.glance import Glance
     from harness.analysis.idioms import IdiomStory
     from harness.analysis.summary import Summary
     from harness.analysis.trends import Trends
     from harness.analysis.upcoming import Breakage
     from harness.analysis.vintage import Timeline
-    from harness.core.findings import Finding
-    from harness.reports.glance import Glance
 
 _STATUSES = [s.value for s in Status]
 _CLASSES = [c.value for c in DriftClass]
@@ -53,72 +53,87 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def _changed(library: str, changed: Mapping[str, tuple[str, str]]) -> str:
-    """The problem's own library first; the other changes only counted."""
-    keys = {lib.key for lib in LIBRARIES} & set(changed)
-    parts = [f"{library} {changed[library][0]}→{changed[library][1]}"] if library in keys else []
-    others = len(keys - {library})
-    if others:
-        parts.append(f"+{others} other{'s' if others > 1 else ''}")
-    return ", ".join(parts) or "none"
-
-
-def _drift_row(t: Trajectory, finding: Finding | None) -> list[str]:
-    bad = t.outcome(t.first_bad) if t.first_bad else None
-    cause = t.diagnosis.cause.value if t.diagnosis else "–"
-    symbol = f"`{t.diagnosis.symbol}`" if t.diagnosis and t.diagnosis.symbol else "–"
-    responsible = (finding.library if finding else None) or "–"
-    first_release = "–"
-    if finding and finding.first_bad:
-        first_release = f"{finding.library} {finding.first_bad}"
+def _drift_row(row: DriftRow) -> list[str]:
+    f = row.finding
     warned = "–"
-    if finding and finding.warning:
-        warned = f"{finding.library} {finding.last_good} warned: {finding.warning}"
-    elif t.warnings:
-        warned = f"`{t.last_good}` warned: {t.warnings[0].message}"
+    if f and f.warning:
+        warned = f"{f.library} {f.last_good} warned: {f.warning}"
+    elif row.warnings:
+        warned = f"`{row.last_good}` warned: {row.warnings[0]}"
     return [
-        f"`{t.problem_id}`",
-        t.library,
-        t.klass.value,
-        f"`{t.last_good}` → `{t.first_bad}`",
-        (bad.first_line or bad.status.value) if bad else "–",
-        cause,
-        symbol,
-        (site(bad) if bad else "") or "–",
-        responsible,
-        first_release,
+        f"`{row.problem_id}`",
+        row.library,
+        row.klass.value,
+        f"`{row.last_good}` → `{row.first_bad}`",
+        row.error or "–",
+        row.cause.value if row.cause else "–",
+        f"`{row.symbol}`" if row.symbol else "–",
+        row.site or "–",
+        (f.library if f else None) or "–",
+        drift_table.first_bad_release(row),
         _cell(warned, 100),
-        _changed(t.library, t.changed),
+        drift_table.changed(row),
     ]
 
 
 def render(summary: Summary) -> str:
-    out = [f"# Run `{summary.run_id}`", ""]
-    out.append(
-        f"Baseline combo: `{summary.baseline}` · {len(summary.combos)} combos · "
-        f"{summary.problems} problems · {summary.executions} executions · "
-        f"sources: {', '.join(f'`{s}`' for s in summary.sources) or 'none'}"
-    )
-    out += ["", f"Era order: {' → '.join(f'`{c}`' for c in summary.order)}"]
-    out += ["", *render_glance(glance(summary))]
-    if summary.upcoming:
-        out += ["", *render_upcoming(summary.upcoming)]
-    out += ["", "## Environments", ""]
-    present = {k for c in summary.combos for k in c.env.library_versions()}
+    """``summary.md``: its sections one after the other, a blank line between them."""
+    trends = summary.trends
+    sections = [
+        _title(summary),
+        render_glance(glance(summary)),
+        render_upcoming(summary.upcoming) if summary.upcoming else [],
+        render_environments(summary),
+        render_counts(summary),
+        render_classes(summary),
+        [*render_models(summary), ""] if summary.models else [],
+        render_trends(trends) if trends is not None and trends.series else [],
+        render_idioms(summary.stories) if summary.stories else [],
+        render_drift(summary),
+        repairs_report.markdown(summary.repairs) if summary.repairs is not None else [],
+        render_validity(summary) if summary.validity else [],
+        render_timeline(summary.timeline) if summary.timeline is not None else [],
+        [reach_report.markdown(summary.reach, "##").rstrip()] if summary.reach else [],
+        render_warnings(summary),
+        render_changes(summary.changes) if summary.changes else [],
+        releases_markdown(summary.releases) if summary.releases else [],
+    ]
+    out: list[str] = []
+    for section in sections:
+        if section:
+            out += ["", *section] if out else section
+    return "\n".join(out) + "\n"
+
+
+def _title(summary: Summary) -> list[str]:
+    return [
+        f"# Run `{summary.run_id}`",
+        "",
+        (
+            f"Baseline combo: `{summary.baseline}` · {len(summary.combos)} combos · "
+            f"{summary.problems} problems · {summary.executions} executions · "
+            f"sources: {', '.join(f'`{s}`' for s in summary.sources) or 'none'}"
+        ),
+        "",
+        f"Era order: {' → '.join(f'`{c}`' for c in summary.order)}",
+    ]
+
+
+def render_environments(summary: Summary) -> list[str]:
+    present = {k for c in summary.combos for k in c.versions}
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
     rows = []
     for c in summary.combos:
-        versions = c.env.library_versions()
-        if c.env.ok:
-            state = "reused" if c.env.reused else f"built in {c.env.build_s:.0f} s"
+        if c.ok:
+            state = "reused" if c.reused else f"built in {c.build_s:.0f} s"
         else:
-            state = f"**env_error** ({c.env.stage}): {c.env.error}"
-        rows.append(
-            [f"`{c.id}`", c.env.python or "–", *[versions.get(k, "–") for k in libs], state]
-        )
-    out += _table(["combo", "python", *libs, "environment"], rows)
+            state = f"**env_error** ({c.stage}): {c.error}"
+        rows.append([f"`{c.id}`", c.python or "–", *[c.versions.get(k, "–") for k in libs], state])
+    return ["## Environments", "", *_table(["combo", "python", *libs, "environment"], rows)]
 
-    out += ["", "## Pass counts", ""]
+
+def render_counts(summary: Summary) -> list[str]:
+    """Pass counts per combo and source, and the answers graded in their own process."""
     statuses = [
         s for s in _STATUSES if any(n.get(s) for c in summary.combos for n in c.counts.values())
     ]
@@ -134,6 +149,7 @@ def render(summary: Summary) -> str:
                     f"{rate:.1%}" if rate is not None else "–",
                 ]
             )
+    out = ["## Pass counts", ""]
     out += _table(["combo", "source", *statuses, "pass rate"], rows) if rows else ["No executions."]
     graded = [
         f"{n} of `{source}` in `{c.id}`"
@@ -146,80 +162,47 @@ def render(summary: Summary) -> str:
             "Graded in the answer's own process, its tests beside it (they share something "
             "with it that cannot cross to the checker; RELIABILITY.md): " + "; ".join(graded) + ".",
         ]
+    return out
 
-    out += ["", "## Across combos", ""]
-    classes = [k for k in _CLASSES if any(summary.classes(s).get(k) for s in summary.sources)]
-    out += _table(
-        ["source", *classes],
-        [[s, *[str(summary.classes(s).get(k, 0)) for k in classes]] for s in summary.sources],
-    )
 
-    if summary.models:
-        out += ["", *render_models(summary), ""]
-    if summary.trends is not None and summary.trends.series:
-        out += ["", *render_trends(summary.trends)]
-    if summary.stories:
-        out += ["", *render_idioms(summary.stories)]
-    out += ["", "## Drifted problems (the reference passes in one era, fails in a later one)", ""]
+def render_classes(summary: Summary) -> list[str]:
+    """How many (problem, source)s of each source fell in each drift class."""
+    counts = summary.classes
+    classes = [k for k in _CLASSES if any(counts.get(s, {}).get(k) for s in summary.sources)]
+    rows = [[s, *[str(counts.get(s, {}).get(k, 0)) for k in classes]] for s in summary.sources]
+    return ["## Across combos", "", *_table(["source", *classes], rows)]
+
+
+def render_drift(summary: Summary) -> list[str]:
+    out = ["## Drifted problems (the reference passes in one era, fails in a later one)", ""]
     if summary.drift:
-        header = [
-            "problem",
-            "library",
-            "class",
-            "pass → fail",
-            "error",
-            "cause",
-            "symbol",
-            "broke in",
-            "responsible",
-            "first bad release",
-            "earlier warning",
-            "changed",
+        return out + _table(list(drift_table.COLUMNS), [_drift_row(r) for r in summary.drift])
+    idioms = (
+        " The old idioms' breaks are under “Where each idiom holds”." if summary.stories else ""
+    )
+    none = "None: every reference solution that passes somewhere passes in every later combo."
+    return [*out, none + idioms]
+
+
+def render_warnings(summary: Summary) -> list[str]:
+    """Deprecation warnings raised by passing executions: what will break."""
+    out = ["## Will break: deprecation warnings from passing executions", ""]
+    if not summary.warnings:
+        return [*out, "No deprecation warnings were raised by passing executions."]
+    rows = [
+        [
+            g.library,
+            g.category,
+            g.message,
+            str(len(g.executions)),
+            ", ".join(sorted({f"`{c}`" for c, _, _ in g.executions})),
         ]
-        rows = [_drift_row(t, summary.finding(t)) for t in summary.drift]
-        out += _table(header, rows)
-    else:
-        out.append(
-            "None: every reference solution that passes somewhere passes in every later combo."
-            + (
-                " The old idioms' breaks are under “Where each idiom holds”."
-                if summary.stories
-                else ""
-            )
-        )
-
-    if summary.repairs is not None:
-        out += ["", *repairs_report.markdown(summary.repairs)]
-    if summary.validity:
-        out += ["", *render_validity(summary)]
-
-    if summary.timeline is not None:
-        out += ["", *render_timeline(summary.timeline)]
-    if summary.reach:
-        out += ["", reach_report.markdown(summary.reach, "##").rstrip()]
-
-    out += ["", "## Will break: deprecation warnings from passing executions", ""]
-    if summary.warnings:
-        rows = [
-            [
-                g.library,
-                g.category,
-                g.message,
-                str(len(g.executions)),
-                ", ".join(sorted({f"`{c}`" for c, _, _ in g.executions})),
-            ]
-            for g in summary.warnings[:_MAX_WARNING_ROWS]
-        ]
-        out += _table(["library", "category", "message", "executions", "combos"], rows)
-        if len(summary.warnings) > _MAX_WARNING_ROWS:
-            out.append(f"\n… and {len(summary.warnings) - _MAX_WARNING_ROWS} more in summary.json.")
-    else:
-        out.append("No deprecation warnings were raised by passing executions.")
-    if summary.changes:
-        out += ["", *render_changes(summary.changes)]
-    if summary.releases:
-        out += ["", *releases_markdown(summary.releases)]
-    return "\n".join(out) + "\n"
+        for g in summary.warnings[:_MAX_WARNING_ROWS]
+    ]
+    out += _table(["library", "category", "message", "executions", "combos"], rows)
+    if len(summary.warnings) > _MAX_WARNING_ROWS:
+        out.append(f"\n… and {len(summary.warnings) - _MAX_WARNING_ROWS} more in summary.json.")
+    return out
 
 
 def render_upcoming(found: Sequence[Breakage]) -> list[str]:
