@@ -11,7 +11,7 @@ from harness import cli
 from harness.analysis.changes import Changes, StatusChange, VersionChange
 from harness.analysis.summary import Summary
 from harness.analysis.summary import read as summary_of
-from harness.core.problem import Change, Problem
+from harness.core.problem import Change, Problem, Solution
 from harness.core.results import Outcome, OutcomeWriter, Part, Status, write_json
 from harness.envs.build import EnvInfo
 from harness.execute.rundir import RunDir, RunRequest
@@ -471,3 +471,41 @@ def test_junit_holds_any_text_a_program_prints(tmp_path: Path) -> None:
     JUnitXml.fromfile(str(run.merged_junit))  # the merged file parses too
     assert "\\ud800" in run.report_html.read_text()  # and the other reports are written
     assert (run.exports("c") / "reference.csv").is_file()
+
+
+def test_the_apis_each_model_reaches_for_are_in_every_report(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    run.write_answers([Solution("p/1", "model:m", "import numpy as np\nresult = np.product(a)\n")])
+    summary = write_reports(run)
+    (apis,) = summary.apis
+    assert (apis.model, apis.answers, apis.stale_answers) == ("m", 1, ("p/1",))
+    assert [a.old for a in apis.apis if a.stale] == ["numpy.product / numpy.cumproduct"]
+    assert Summary.from_dict(json.loads(run.summary_json.read_text())) == summary
+    assert json.loads(run.deprecations_json.read_text()) == [apis.to_dict()]
+    md = run.summary_md.read_text()
+    assert "## Deprecated APIs the models reach for" in md
+    assert "| `m` | 1 | 1 (100%) |" in md
+    page = run.report_html.read_text()
+    assert "<h2>What each model knows</h2>" in page
+    assert "<code>m</code>: 1 of its 1 answers (100%) reach for a deprecated" in page
+    assert "answers reaching for the old API" in page  # the chart's axis
+
+
+def test_what_each_model_knows_from_its_ranged_answers_is_in_every_report(tmp_path: Path) -> None:
+    from tests.test_knowledge import answer  # noqa: PLC0415 - the ranges of a known model
+
+    run = make_run(tmp_path)
+    ranged = [answer(f"p{i}", "model:m", "1.0", "1.0", "3.0") for i in range(3)]
+    write_json(run.reach_json, [r.to_dict() for r in ranged])
+    summary = write_reports(run)
+    (known,) = summary.knowledge
+    assert (known.model, known.errors, known.stale) == ("m", {-2: 3}, 1.0)
+    assert Summary.from_dict(json.loads(run.summary_json.read_text())) == summary
+    said = (
+        "`m`: 100% of its answers are written for older releases than asked (by a median of "
+        "2 releases)"
+    )
+    assert said in run.summary_md.read_text()
+    page = run.report_html.read_text()
+    assert "<code>m</code>: 100% of its answers are written for older releases" in page
+    assert "signed version error (releases)" in page  # the histogram's axis

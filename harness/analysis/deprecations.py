@@ -23,6 +23,7 @@ estimator of ``harness.analysis.knowledge``.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from dataclasses import dataclass, field
@@ -38,7 +39,6 @@ from harness.core.results import Status
 from harness.matrix.release_dates import day_of
 
 if TYPE_CHECKING:
-    import datetime as dt
     from collections.abc import Mapping, Sequence
 
     from harness.analysis.knowledge import Span
@@ -133,6 +133,24 @@ class ModelApis:
             "spans": self.spans,
             "stale_answers": list(self.stale_answers),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelApis:
+        def day(value: object) -> dt.date | None:
+            return dt.date.fromisoformat(str(value)) if value else None
+
+        return cls(
+            model=str(data["model"]),
+            answers=int(data["answers"]),
+            apis=tuple(ApiUse.from_dict(a) for a in data.get("apis", ())),
+            newest=str(data.get("newest", "")),
+            newest_day=day(data.get("newest_day")),
+            date=day(data.get("date")),
+            low=day(data.get("low")),
+            high=day(data.get("high")),
+            spans=int(data.get("spans", 0)),
+            stale_answers=tuple(str(p) for p in data.get("stale_answers", ())),
+        )
 
 
 def _symbols(entry: Entry) -> list[str]:

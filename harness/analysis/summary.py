@@ -5,11 +5,12 @@ from it (:func:`read`, :meth:`Summary.from_dict`)."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from harness.analysis import staleness, upcoming
+from harness.analysis import deprecations, knowledge, staleness, upcoming
 from harness.analysis.changes import Changes
+from harness.analysis.deprecations import ModelApis
 from harness.analysis.drift import (
     DriftClass,
     DriftRow,
@@ -20,6 +21,7 @@ from harness.analysis.drift import (
     will_break,
 )
 from harness.analysis.idioms import ChangeNote, IdiomStory, stories
+from harness.analysis.knowledge import Knowledge
 from harness.analysis.ranges import Reach
 from harness.analysis.repairs import RepairTable
 from harness.analysis.staleness import ModelStaleness
@@ -31,6 +33,7 @@ from harness.core.errors import RunFileError
 from harness.core.problem import MODEL_PREFIX, REFERENCE
 from harness.core.results import SCHEMA_VERSION, Outcome, Status
 from harness.envs.build import EnvInfo
+from harness.matrix import release_dates
 from harness.matrix.releases import ReleaseNews
 
 if TYPE_CHECKING:
@@ -178,6 +181,9 @@ class Summary:
     upcoming: Sequence[Breakage] = ()  # references that hold today and fail in a lane
     trends: Trends | None = None  # the last nights, from the history
     reach: Sequence[Reach] = ()  # harness reach: each problem's range over its releases
+    # what each model knows, dated from where its ranged answers work (from ``reach``)
+    knowledge: Sequence[Knowledge] = ()
+    apis: Sequence[ModelApis] = ()  # the deprecated or removed APIs each model reaches for
 
     def bisected_line(self) -> str:
         """How many drifted problems a bisection found the first bad release of."""
@@ -198,6 +204,8 @@ class Summary:
             "answers_changing": dict(self.answers_changing),
             "validity": [v.to_dict() for v in self.validity],
             "reach": [r.to_dict() for r in self.reach],
+            "knowledge": [k.to_dict() for k in self.knowledge],
+            "apis": [m.to_dict() for m in self.apis],
         }
         return {
             "schema": SCHEMA_VERSION,
@@ -263,6 +271,8 @@ class Summary:
             upcoming=parsed("upcoming", each(Breakage.from_dict), ()),
             trends=parsed("trends", Trends.from_dict, None),
             reach=parsed("reach", each(Reach.from_dict), ()),
+            knowledge=parsed("knowledge", each(Knowledge.from_dict), ()),
+            apis=parsed("apis", each(ModelApis.from_dict), ()),
         )
 
 
@@ -317,6 +327,11 @@ def summarise(
         warnings=tuple(will_break(outcomes)),
         changes=changes,
         models=_models(outcomes, found, order, answers, catalogue),
+        apis=tuple(
+            deprecations.models(answers, outcomes, catalogue, release_dates.load())
+            if answers and catalogue
+            else ()
+        ),
         notes=kept,
         stories=tuple(stories(found, kept, analysed)),
         validity=tuple(validities(found, analysed)),
@@ -391,3 +406,9 @@ def _models(
         )
         for m in staleness.measure(outcomes, found, order, answers, catalogue)
     )
+
+
+def with_reach(summary: Summary, found: Sequence[Reach]) -> Summary:
+    """``summary`` with the ranges ``harness reach`` found in its run, and what they say
+    each model knows."""
+    return replace(summary, reach=tuple(found), knowledge=tuple(knowledge.by_source(found)))

@@ -8,6 +8,7 @@
     answers/<model>.jsonl    the model answers the run executed
     analysis.json            attribution and bisection Findings (--bisect)
     validity.json            each reference's validity range per library (harness.analysis.validity)
+    deprecations.json        the deprecated or removed APIs each model reaches for
     releases.json            ReleaseNews (harness releases --write)
     summary.json, summary.md, report.html, junit.xml, junit/, exports/   the reports
 
@@ -365,6 +366,11 @@ class RunDir:
     def knowledge_json(self) -> Path:
         """What each model knows, dated from where its answers work (``analysis.knowledge``)."""
         return self.root / "knowledge.json"
+
+    @property
+    def deprecations_json(self) -> Path:
+        """The deprecated or removed APIs each model reaches for (``analysis.deprecations``)."""
+        return self.root / "deprecations.json"
 
     @property
     def agreement_json(self) -> Path:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from harness.analysis import ranges, staleness
 from harness.analysis import repairs as repair_table
 from harness.analysis.idioms import notes_of
-from harness.analysis.summary import Summary, summarise
+from harness.analysis.summary import Summary, summarise, with_reach
 from harness.analysis.summary import read as summary_of
 from harness.analysis.vintage import build_timeline
 from harness.core.errors import HarnessError
@@ -18,7 +18,9 @@ from harness.core.results import write_json
 from harness.envs.build import EnvInfo
 from harness.problems import downloads
 from harness.problems import sets as problemsets
+from harness.reports import deprecations as deprecations_report
 from harness.reports import exports, html, junit, markdown, timeline, trend_chart
+from harness.reports import knowledge as knowledge_report
 from harness.reports import reach as reach_report
 
 if TYPE_CHECKING:
@@ -72,11 +74,13 @@ def write_reports(
         repairs=repair_table.read(run.verification_json),
         timeline=build_timeline(outcomes, envs),
         trends=night_trends or (kept.trends if kept else None),
-        reach=tuple(ranges.read(run.reach_json)),
     )
+    summary = with_reach(summary, ranges.read(run.reach_json))
     _write_junit(run, combos, envs, outcomes)
     write_json(run.summary_json, summary.to_dict())
     write_json(run.validity_json, [v.to_dict() for v in summary.validity])
+    if summary.apis:
+        write_json(run.deprecations_json, [m.to_dict() for m in summary.apis])
     # a program's output may hold lone surrogates (undecodable bytes): written as escapes
     run.summary_md.write_text(markdown.render(summary), "utf-8", "backslashreplace")
     page = html.render(summary, outcomes, _charts(run, summary))
@@ -98,6 +102,8 @@ def _charts(run: RunDir, summary: Summary) -> html.Charts:
         timeline=timeline_svg,
         trends=trend_chart.figure_svg(summary.trends) if summary.trends is not None else "",
         reach=reach_report.figure_svg(summary.reach) if summary.reach else "",
+        knowledge=knowledge_report.figure_svg(summary.knowledge) if summary.knowledge else "",
+        apis=deprecations_report.figure_svg(summary.apis) if summary.apis else "",
     )
 
 

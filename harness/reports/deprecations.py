@@ -26,6 +26,22 @@ def _day(m: ModelApis) -> str:
     return f"{m.date.isoformat()}{interval}"
 
 
+def sentence(m: ModelApis) -> str:
+    """What the model's answers say of its APIs, in one sentence."""
+    if not m.answers:
+        return f"`{m.model}`: no answers."
+    stale = len(m.stale_answers)
+    worst = [a for a in m.apis if a.stale][:2]
+    named = " and ".join(f"`{a.old.split(' / ')[0]}`" for a in worst)
+    most = f", most often {named}" if named else ""
+    newest = f"; the newest API change it knows is {m.newest}" if m.newest else ""
+    dated = f"; the APIs date its knowledge to {_day(m)}" if m.date else ""
+    return (
+        f"`{m.model}`: {stale} of its {m.answers} answers ({stale / m.answers:.0%}) reach for "
+        f"a deprecated or removed API{most}{newest}{dated}."
+    )
+
+
 def markdown(found: Sequence[ModelApis], heading: str = "##") -> list[str]:
     """The section of summary.md: per model, the knowledge date the APIs give, the newest
     API change it knows, and the deprecated or removed APIs it reaches for."""

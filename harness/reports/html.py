@@ -24,7 +24,9 @@ from harness.analysis.validity import limited_ranges
 from harness.core.libraries import LIBRARIES
 from harness.core.problem import REFERENCE
 from harness.core.results import Status
+from harness.reports import deprecations as deprecations_report
 from harness.reports import drift as drift_table
+from harness.reports import knowledge as knowledge_report
 from harness.reports import trend_chart
 from harness.reports.glance import headline, since
 from harness.reports.idioms import COLUMNS, LEGEND
@@ -140,6 +142,8 @@ class Charts:
     timeline: str = ""
     trends: str = ""
     reach: str = ""
+    knowledge: str = ""  # each model's signed version errors
+    apis: str = ""  # the old APIs each model reaches for
 
 
 def render(summary: Summary, outcomes: Sequence[Outcome], charts: Charts | None = None) -> str:
@@ -153,6 +157,7 @@ def render(summary: Summary, outcomes: Sequence[Outcome], charts: Charts | None 
         render_environments(summary),
         render_pass_rates(summary),
         render_models(summary) if summary.models else [],
+        render_knowledge(summary, pictures) if summary.knowledge or summary.apis else [],
         render_idioms(summary.stories) if summary.stories else [],
         render_heatmaps(summary, outcomes),
         render_drift(summary),
@@ -247,6 +252,35 @@ def render_models(summary: Summary) -> list[str]:
         out += [
             f"<h3>{_e(report.staleness.model)} by library</h3>",
             _table(["combo", *lib_names], rows),
+        ]
+    return out
+
+
+def render_knowledge(summary: Summary, pictures: Charts) -> list[str]:
+    """What each model knows, in a sentence per model and two pictures: where its ranged
+    answers work against the release asked for (left of 0: stale), and the deprecated or
+    removed APIs it reaches for."""
+    out = ["<h2>What each model knows</h2>"]
+    said = [knowledge_report.sentence(k) for k in summary.knowledge]
+    said += [deprecations_report.sentence(m) for m in summary.apis]
+    out += [f"<p>{_md(line)}</p>" for line in said]
+    if pictures.knowledge:
+        out += [
+            (
+                "<p class='muted'>Signed version error of each answer, in releases: red left "
+                "of 0 is written for older releases than the problem asks (stale), blue right "
+                "of 0 for newer ones, green works where asked.</p>"
+            ),
+            f'<div class="chart">{pictures.knowledge}</div>',
+        ]
+    if pictures.apis:
+        out += [
+            (
+                "<p class='muted'>The old APIs each model's answers reach for most: answers "
+                "whose code uses it, whose run warned about it, or that failed where it was "
+                "already removed (dark).</p>"
+            ),
+            f'<div class="chart">{pictures.apis}</div>',
         ]
     return out
 

@@ -8,7 +8,7 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from harness.analysis.knowledge import Knowledge
     from harness.analysis.ranges import Reach
@@ -25,6 +25,15 @@ def _day(k: Knowledge) -> str:
     return f"{k.date.isoformat()}{interval}"
 
 
+def _by(k: Knowledge, side: Callable[[int], bool]) -> str:
+    """`` (by a median of 2 releases)``: how far the answers on one side miss."""
+    misses = sorted(abs(e) for e, n in k.errors.items() if side(e) for _ in range(n))
+    if not misses:
+        return ""
+    median = misses[len(misses) // 2]
+    return f" (by a median of {median} release{'s' if median != 1 else ''})"
+
+
 def sentence(k: Knowledge) -> str:
     """How stale the source is and in which direction, in one sentence."""
     if not k.ranged:
@@ -32,16 +41,20 @@ def sentence(k: Knowledge) -> str:
     stale, ahead = k.stale or 0.0, k.ahead or 0.0
     if stale > ahead:
         lean = f"{stale:.0%} of its answers are written for older releases than asked"
+        lean += _by(k, lambda e: e < 0)
     elif ahead > stale:
         lean = f"{ahead:.0%} of its answers are written for newer releases than asked"
+        lean += _by(k, lambda e: e > 0)
     else:
         lean = "its answers work at the releases asked for"
     when = f"; its code works best on {k.date.isoformat()}" if k.date else ""
     return f"`{k.model}`: {lean}{when}."
 
 
-def markdown(known: Sequence[Knowledge], found: Sequence[Reach]) -> str:
-    """The section of ``reach.md`` on the models' answers (empty when none was ranged)."""
+def markdown(known: Sequence[Knowledge], found: Sequence[Reach], *, per_answer: bool = True) -> str:
+    """The section of ``reach.md`` on the models' answers (empty when none was ranged);
+    ``per_answer``: with the table of every answer's range (summary.md leaves it to
+    reach.md)."""
     if not known:
         return ""
     out = [
@@ -67,6 +80,8 @@ def markdown(known: Sequence[Knowledge], found: Sequence[Reach]) -> str:
             f"| `{k.model}` | {k.answers} | {k.ranged} | {_pct(k.stale)} | {_pct(k.ahead)} "
             f"| {errors} | {_day(k)} |"
         )
+    if not per_answer:
+        return "\n".join([*out, ""])
     out += [
         "",
         "| problem | source | asked | works on | error | note |",

@@ -12,7 +12,9 @@ from harness.analysis.validity import limited_ranges
 from harness.core.libraries import LIBRARIES
 from harness.core.results import Status
 from harness.matrix.releases import markdown as releases_markdown
+from harness.reports import deprecations as deprecations_report
 from harness.reports import drift as drift_table
+from harness.reports import knowledge as knowledge_report
 from harness.reports import reach as reach_report
 from harness.reports import repairs as repairs_report
 from harness.reports import trend_chart
@@ -94,6 +96,8 @@ def render(summary: Summary) -> str:
         render_validity(summary) if summary.validity else [],
         render_timeline(summary.timeline) if summary.timeline is not None else [],
         [reach_report.markdown(summary.reach, "##").rstrip()] if summary.reach else [],
+        render_knowledge(summary) if summary.knowledge else [],
+        deprecations_report.markdown(summary.apis) if summary.apis else [],
         render_warnings(summary),
         render_changes(summary.changes) if summary.changes else [],
         releases_markdown(summary.releases) if summary.releases else [],
@@ -103,6 +107,12 @@ def render(summary: Summary) -> str:
         if section:
             out += ["", *section] if out else section
     return "\n".join(out) + "\n"
+
+
+def render_knowledge(summary: Summary) -> list[str]:
+    """What each model knows of its libraries' versions, from its ranged answers."""
+    text = knowledge_report.markdown(summary.knowledge, summary.reach, per_answer=False).strip()
+    return [text, "", *(f"- {knowledge_report.sentence(k)}" for k in summary.knowledge)]
 
 
 def _title(summary: Summary) -> list[str]:
