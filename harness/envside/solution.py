@@ -36,7 +36,7 @@ import traceback
 import types
 from typing import TYPE_CHECKING, Any
 
-from . import crossing, guard, sandbox, transport
+from . import crossing, resident, sandbox, transport, wire
 from .execution import WarningRecorder, limit_memory
 from .zygote import preload, warm_pyplot
 
@@ -98,14 +98,14 @@ def main(fd: int, config: Json) -> None:
         recorder.install()
     channel = crossing.CHANNEL
     channel.requests = requests
-    channel.send = guard.send_report
-    channel.receive = guard.receive_request
+    channel.send = wire.send_report
+    channel.receive = wire.receive_request
     channel.serve = lambda request, report_fd: _serve_one(request, report_fd, recorder)
     crossing.SHIPPED.clear()
     arm_audit()
     try:
         while True:
-            received = guard.receive_request(requests)
+            received = wire.receive_request(requests)
             if received is None:
                 break  # the checker is done with this process
             request, report_fd = received
@@ -133,7 +133,7 @@ def _serve_one(request: bytes, report_fd: int, recorder: WarningRecorder | None)
             # what escaped the request's own handling is the request's outcome, not a
             # process that ends without a word
             report, blobs = _raised(exc, crossing.CHANNEL.kept, with_state=False)
-        guard.send_report(report_fd, report, blobs)
+        wire.send_report(report_fd, report, blobs)
     finally:
         channel.report_fds.pop()
         os.close(report_fd)
@@ -144,7 +144,7 @@ def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[
     """One run: the values, modules and random states as the check has them."""
     try:
         env: dict[str, Any] = {}
-        code, values, modules, states = guard.load_request(request, env)
+        code, values, modules, states = wire.load_request(request, env)
         env.update(values)
         for name, module in modules.items():
             env[name] = sys.modules.get(module) or importlib.import_module(module)
@@ -509,7 +509,7 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
         os.chdir(workdir)
     tempfile.tempdir = workdir
     limit_memory(config.get("memory_mb"))
-    namespace = guard.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
+    namespace = resident.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
