@@ -4,18 +4,18 @@
 
 For every public callable of the named libraries (every public module, imported, every
 public name that can be called), a pickle calls it with a string, a dict and a list that
-would each run code if evaluated, and the checker's transport admits it under the shipped
-allowlist. Reported, as JSON:
+would each run code if evaluated, and the checker admits it (``admission``) under the
+shipped allowlist. Reported, as JSON:
 
 - ``admitted_unlisted``: pickles admitted whose global is not listed with ``call``
   (must be none: default-deny);
 - ``attempted``: calls of listed globals (and state given to classes listed with
   ``build``) that raised an audit event of code evaluation, imports, files, processes,
   sockets or ctypes while the value was read, seen by a hook of our own installed before
-  the transport's: a listed constructor handed a hostile string may try (a time zone
+  admission's: a listed constructor handed a hostile string may try (a time zone
   name is a file to open, a bad argument a lazy import);
 - ``reached``: those of them that were admitted all the same (must be none: the
-  transport's hook refuses every such event, and a refusal sticks);
+  admission's hook refuses every such event, and a refusal sticks);
 - counts of what was tried.
 
 Standard library only, like the env side it exercises.
@@ -55,23 +55,25 @@ PAYLOADS = {
 SKIP_PARTS = ("tests", "conftest", "setup", "__main__")
 
 _recording: list[Any] = [None]
-_transport: list[Any] = []
+_admission: list[Any] = []
 
 
 def _record(event: str, _args: tuple[Any, ...]) -> None:
     sink = _recording[0]
-    # only while a value is read, not while the transport imports a listed module itself
-    if sink is not None and _transport[0]._ACTIVE[0] is not None and event.startswith(FORBIDDEN):
+    # only while a value is read, not while admission imports a listed module itself
+    if sink is not None and _admission[0]._ACTIVE[0] is not None and event.startswith(FORBIDDEN):
         sink.append(event)
 
 
-def load_transport(envside: str) -> Any:
+def load_envside(envside: str) -> tuple[Any, Any]:
+    """The env side's admission module, and the shipped allowlist as the guard reads it."""
     spec = importlib.util.spec_from_file_location("bootstrap", os.path.join(envside, "__main__.py"))
     assert spec is not None and spec.loader is not None
     bootstrap = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bootstrap)
     bootstrap.load_package()
-    return importlib.import_module("_harness_envside.transport")
+    allowlist = importlib.import_module("_harness_envside.allowlist").Allowlist.shipped()
+    return importlib.import_module("_harness_envside.admission"), allowlist
 
 
 def public_modules(top: str, budget_s: float) -> list[Any]:
@@ -139,7 +141,7 @@ def _text(value: str) -> bytes:
     return pickle.SHORT_BINUNICODE + bytes([len(data)]) + data
 
 
-def admit(transport: Any, allowlist: Any, data: bytes, devnull: int) -> tuple[bool, list[str]]:
+def admit(admission: Any, allowlist: Any, data: bytes, devnull: int) -> tuple[bool, list[str]]:
     """Admit ``data``, its output silenced; whether it was admitted, and what it tried."""
     events: list[str] = []
     _recording[0] = events
@@ -147,7 +149,7 @@ def admit(transport: Any, allowlist: Any, data: bytes, devnull: int) -> tuple[bo
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     try:
-        transport.admit(data, allowlist)
+        admission.admit(data, allowlist)
         admitted = True
     except BaseException:
         admitted = False
@@ -162,10 +164,9 @@ def admit(transport: Any, allowlist: Any, data: bytes, devnull: int) -> tuple[bo
 
 def main(argv: list[str]) -> int:
     envside, libraries = argv[1], argv[2:]
-    sys.addaudithook(_record)  # before the transport's own hook: it sees every attempt
-    transport = load_transport(envside)
-    _transport.append(transport)
-    allowlist = transport.Allowlist.shipped()
+    sys.addaudithook(_record)  # before admission's own hook: it sees every attempt
+    admission, allowlist = load_envside(envside)
+    _admission.append(admission)
     report: dict[str, Any] = {
         "libraries": {},
         "admitted_unlisted": [],
@@ -186,7 +187,7 @@ def main(argv: list[str]) -> int:
             for kind, argument in PAYLOADS.items():
                 report["tried"] += 1
                 admitted, events = admit(
-                    transport, allowlist, reduce_pickle(module, name, argument), devnull
+                    admission, allowlist, reduce_pickle(module, name, argument), devnull
                 )
                 if admitted and "call" not in perms:
                     report["admitted_unlisted"].append("%s:%s(%s)" % (module, name, kind))
@@ -203,7 +204,7 @@ def main(argv: list[str]) -> int:
         for kind, argument in PAYLOADS.items():
             state = argument if kind == "dict" else {"state": argument}
             admitted, events = admit(
-                transport, allowlist, build_pickle(module, qualname, state), devnull
+                admission, allowlist, build_pickle(module, qualname, state), devnull
             )
             report["built"] += 1
             if events:

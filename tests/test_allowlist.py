@@ -1,15 +1,18 @@
-"""Measuring the guard's allowlist from recorded runs, and writing it for review."""
+"""The guard's allowlist: read by the one parser both sides use
+(harness/envside/allowlist.py), measured from recorded runs and written for review
+(harness/execute/allowlist.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from harness.core.errors import UsageError
 from harness.core.results import Outcome, Status, write_json
-from harness.envside.transport import Allowlist
+from harness.envside.allowlist import NEVER, Allowlist, shipped_allowlist
 from harness.execute import allowlist
 from harness.execute.rundir import RunDir
 
@@ -124,3 +127,73 @@ def test_what_was_used_beside_something_never_admitted_is_not_listed(tmp_path: P
     assert "keras.src.models:Model._unpickle_model" not in measured.globals
     assert "numpy:ndarray" in measured.globals
     assert measured.refusable == {"event exec"}
+
+
+# -- the file as the guard reads it ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text_", "message"),
+    [
+        ("event exec", "the event exec can never be allowed"),
+        ("event os.system", "the event os.system can never be allowed"),
+        ("numpy ndarray", "expected module:qualname"),
+        ("numpy:ndarray sometimes", "unknown permission 'sometimes'"),
+        ("numpy:ndarray shadow", "unknown permission 'shadow'"),
+    ],
+)
+def test_bad_allowlist_lines_name_their_line(text_: str, message: str) -> None:
+    with pytest.raises(ValueError, match=f"^extra:2: {message}"):
+        Allowlist.parse("# a comment\n" + text_, "extra")
+
+
+def test_the_shipped_allowlist_parses() -> None:
+    shipped = Allowlist.shipped()
+    assert ("numpy", "ndarray") in shipped.entries or (
+        "numpy.core.multiarray",
+        "_reconstruct",
+    ) in shipped.entries
+    assert not any(e.startswith(NEVER) for e in shipped.events)
+
+
+def test_an_extra_allowlist_adds_to_the_shipped_one() -> None:
+    combined = shipped_allowlist("mypackage.things:Thing call build")
+    assert combined.entries[("mypackage.things", "Thing")] == {"ref", "call", "build"}
+    assert set(Allowlist.shipped().entries) < set(combined.entries)
+
+
+def test_allowlists_are_parsed_once_per_process() -> None:
+    extra = "mypackage.things:Thing call"
+    assert shipped_allowlist() is shipped_allowlist()
+    assert shipped_allowlist(extra) is shipped_allowlist(extra)
+    assert shipped_allowlist(extra) is not shipped_allowlist()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("event exec", "the event exec can never be allowed"),
+        ("event", "'event' takes one event name"),
+        ("numpy:ndarray sometimes", "unknown permission 'sometimes'"),
+    ],
+)
+def test_the_host_reads_a_file_as_the_guard_does(tmp_path: Path, line: str, message: str) -> None:
+    # the host measures and writes the file with the guard's own parser: a line the guard
+    # would refuse is refused here too, in one line naming the file and the line
+    out = tmp_path / "allowlist.txt"
+    out.write_text(f"[numpy]\nnumpy:ndarray build\n{line}\n")
+    with pytest.raises(UsageError, match=f"{re.escape(str(out))}:3: {message}$"):
+        allowlist.update([recorded_run(tmp_path, "r", [USAGE])], out)
+
+
+def test_both_sides_read_the_shipped_file_alike() -> None:
+    measured = allowlist.parse(allowlist.SHIPPED.read_text(encoding="utf-8"))
+    guard = Allowlist.shipped()
+    assert {tuple(name.split(":", 1)) for name in measured.globals} == set(guard.entries)
+    assert set(measured.events) == guard.events
+    for name, line in measured.globals.items():
+        key = (name.split(":", 1)[0], name.split(":", 1)[1])
+        assert {"ref", *line.permissions} | ({"shadow"} if line.shadows else set()) == (
+            guard.entries[key]
+        )
+        assert line.shadows == guard.shadows.get(key, set())

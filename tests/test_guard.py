@@ -1,8 +1,10 @@
-"""The guard's checker side: reading the report a solution's process sends, and applying it.
+"""The guard's checker side: applying the report a solution's process sends, and where
+that process may be started (harness/envside/guard.py, harness/envside/resident.py).
 
 The processes themselves (the fork, the pid namespace, the sandbox) are exercised by
 tests/test_envside.py and tests/test_hostile.py; these are the parts that decide what the
-check sees, fed with reports as a hostile solution could write them.
+check sees, fed with reports as a hostile solution could write them. The reports' wire
+format: tests/test_wire.py.
 """
 
 from __future__ import annotations
@@ -14,40 +16,11 @@ from typing import Any
 
 import pytest
 
-from harness.envside import crossing_errors, guard, transport
+from harness.envside import crossing_errors, guard, resident
+from harness.envside.allowlist import Allowlist
 from harness.envside.protocol import RUNS_SOLUTION
 
-ALLOWED = transport.Allowlist.parse("builtins:complex call\n")
-
-
-def read(data: bytes) -> tuple[dict[str, Any], list[bytes]] | None:
-    read_fd, write_fd = os.pipe()
-    os.write(write_fd, data)
-    os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as reports:
-        return guard._read_report(reports)
-
-
-def test_a_report_travels_whole() -> None:
-    header = {"kind": "ok", "values": ["a", "b"], "figures": 1, "skipped": {}, "unchanged": []}
-    blobs = [b"one", b"", b"three\n"]
-    assert read(guard._frame(header, blobs)) == (header, blobs)
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        b"",
-        b"12\n{}",  # shorter than announced
-        b"2\n[]",  # not an object
-        b"x\n{}",  # no length
-        b'38\n{"kind": "ok", "values": ["a"], "figures": 0}',  # announces a pickle, sends none
-        b'41\n{"kind": "ok", "values": "a", "figures": 0}  ',
-        b'40\n{"kind": "ok", "values": [], "figures": -1}',
-    ],
-)
-def test_an_incomplete_or_malformed_report_is_no_report(data: bytes) -> None:
-    assert read(data) is None
+ALLOWED = Allowlist.parse("builtins:complex call\n")
 
 
 def make_guard() -> guard.Guard:
@@ -111,17 +84,18 @@ def test_the_template_runs_solutions_only_in_an_executions_working_directory(
     root = tmp_path / "tmp"
     (root / "harness_exec_1").mkdir(parents=True)
     place = {"sandboxed": False, "hide": [], "memory_mb": None, "workdirs": str(root)}
-    guard.start_template([], place)
+    resident.start_template([], place)
     try:
         config = {"parent": os.getpid(), "sandboxed": False, "fsize_mb": 64, "nproc": 0}
+        solutions = resident.Resident(sandboxed=False, limits={}, place={}, warnings=False)
         monkeypatch.chdir(tmp_path)  # not under the template's directory
-        assert make_guard()._from_template(dict(config, warnings=False)) is None
-        assert guard.TEMPLATE == []  # refused once, it is not asked again
+        assert solutions._from_template(dict(config, warnings=False)) is None
+        assert resident.TEMPLATE == []  # refused once, it is not asked again
 
-        guard.start_template([], place)
+        resident.start_template([], place)
         monkeypatch.chdir(root / "harness_exec_1")
-        resident = make_guard()._from_template(dict(config, warnings=False))
-        assert resident is not None
-        resident.let_go()
+        process = solutions._from_template(dict(config, warnings=False))
+        assert process is not None
+        process.let_go()
     finally:
-        guard.drop_template()
+        resident.drop_template()

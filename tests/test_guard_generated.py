@@ -5,7 +5,7 @@ with a string, a dict and a list that would run code if evaluated (tests/guard_g
 runs inside the env). None may be admitted unless the allowlist lists it with ``call``,
 and none that is listed may even try to evaluate code, import, open a file, start a
 process, open a socket or use ctypes: an audit hook of the test's own, installed before
-the transport's, sees every attempt. The numbers go into RELIABILITY.md.
+admission's, sees every attempt. The numbers go into RELIABILITY.md.
 
 CI builds the data-science libraries without torch and TensorFlow (gigabytes); the slow
 variant runs the same in the embedded matrix's newest environment, which has them all.

@@ -501,7 +501,7 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
         ),
         # -- the checker's side of the boundary: what comes back ---------------------------
         # Each sends a value whose unpickling in the checker's process would run code or
-        # forge a pass, were it admitted; default-deny admits none (transport.py).
+        # forge a pass, were it admitted; default-deny admits none (admission.py).
         Attack(
             "testing-helper-runs-a-string",
             "import numpy.testing\nclass Trap:\n    def __reduce__(self):\n"
@@ -593,7 +593,7 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
         ),
         Attack(
             "report-header-lies-about-its-values",
-            "import sys\n_G = sys.modules['_harness_envside.guard']\n_frame = _G._frame\n"
+            "import sys\n_G = sys.modules['_harness_envside.wire']\n_frame = _G._frame\n"
             "_G._frame = lambda header, blobs: _frame(dict(header, values=header.get('values', []) + ['x'] * 5), blobs)\n"
             "result = a * 2",
         ),

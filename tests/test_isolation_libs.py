@@ -180,7 +180,7 @@ def test_a_figure_with_a_lambda_comes_back_from_an_untrusted_solution(
 
 # The check seeds NumPy's global generator and runs the solution three times; a process
 # forked for each run would start from the check's state, and so must the one that serves
-# all three (guard._Resident): its first draw after each seed is the seeded one. A figure
+# all three (resident.Resident): its first draw after each seed is the seeded one. A figure
 # the first run leaves open is not there in the second (the checker closed its own).
 RESEEDED_CONTEXT = textwrap.dedent("""
     import numpy as np

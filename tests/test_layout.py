@@ -67,7 +67,7 @@ def test_env_side_imports_only_the_standard_library(path: Path) -> None:
 
 
 # The env side's modules the host may import: declarations of what crosses the boundary.
-SHARED = ("harness.envside.protocol",)
+SHARED = ("harness.envside.protocol", "harness.envside.allowlist")
 
 
 def test_host_modules_import_only_the_shared_declarations_of_the_env_side() -> None:

@@ -1,4 +1,5 @@
-"""The checker's side of the value transport: default-deny admission of pickles.
+"""The checker's side of the value transport: default-deny admission of pickles
+(harness/envside/admission.py).
 
 These run under the host's interpreter with standard-library values; the pickles of the
 refusal tests are written opcode by opcode, as a hostile solution can (it controls every
@@ -25,8 +26,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.envside import transport
-from harness.envside.transport import Admission, Allowlist, RefusedError, UnreadableError, Usage
+from harness.envside import admission
+from harness.envside.admission import Admission, RefusedError, UnreadableError, Usage
+from harness.envside.allowlist import Allowlist, shipped_allowlist
 
 PLAIN = [
     0,
@@ -65,7 +67,7 @@ def measured(*values: object) -> Allowlist:
     """The allowlist these values need, measured as `harness guard allowlist` does."""
     usage = Usage()
     for value in values:
-        transport.admit(dumps(value), Allowlist(), usage)
+        admission.admit(dumps(value), Allowlist(), usage)
     lines = [f"{g}" for g in usage.to_json()["globals"]]
     lines += [f"event {e}" for e in usage.to_json()["events"]]
     return Allowlist.parse("\n".join(lines))
@@ -97,14 +99,14 @@ def call(target: bytes, *args: bytes) -> bytes:
 
 @pytest.mark.parametrize("value", PLAIN, ids=lambda v: type(v).__name__)
 def test_plain_values_come_back_equal(value: object) -> None:
-    got = transport.admit(dumps(value), ALLOWED)
+    got = admission.admit(dumps(value), ALLOWED)
     assert got == value
     assert type(got) is type(value)
 
 
 def test_what_values_use_is_measured_not_guessed() -> None:
     usage = Usage()
-    transport.admit(dumps(collections.OrderedDict(a=1)), Allowlist(), usage)
+    admission.admit(dumps(collections.OrderedDict(a=1)), Allowlist(), usage)
     # a class called to make it, then given its items
     assert usage.to_json()["globals"] == ["collections:OrderedDict build call ref"]
 
@@ -113,14 +115,14 @@ def test_shared_and_recursive_structure_survives() -> None:
     inner = [1, 2]
     loop: list[Any] = [inner, inner]
     loop.append(loop)
-    got = transport.admit(dumps(loop), ALLOWED)
+    got = admission.admit(dumps(loop), ALLOWED)
     assert got[0] is got[1]
     assert got[2] is got
 
 
 def refusal(data: bytes, allowlist: Allowlist = ALLOWED) -> str:
     with pytest.raises(RefusedError) as caught:
-        transport.admit(data, allowlist)
+        admission.admit(data, allowlist)
     return str(caught.value)
 
 
@@ -200,7 +202,7 @@ def test_refused(data: bytes, reason: str) -> None:
 def test_only_listed_globals_may_be_called() -> None:
     # range is listed with "call" (values use it); slice is only named in this list
     listed = Allowlist.parse("builtins:range call\nbuiltins:slice\n")
-    assert transport.admit(
+    assert admission.admit(
         program(call(global_("builtins", "range"), op("BININT1") + b"\x03")), listed
     ) == range(3)
     assert "builtins:slice may not be called" in refusal(
@@ -254,7 +256,7 @@ def test_a_callable_attribute_may_not_hide_a_method() -> None:
     )  # fmt: skip
     assert f"{name}.equals is hidden by a callable attribute" in refusal(data, listed)
     allowed = Allowlist.parse(f"{name} call build shadow=equals\nbuiltins:bool\n")
-    assert transport.admit(data, allowed).equals(1) is True  # where honest values need it
+    assert admission.admit(data, allowed).equals(1) is True  # where honest values need it
 
 
 def test_data_attributes_may_share_a_method_name() -> None:
@@ -263,7 +265,7 @@ def test_data_attributes_may_share_a_method_name() -> None:
         call(global_(__name__, "Frame"))
         + op("EMPTY_DICT") + text("equals") + op("NONE") + op("SETITEM") + op("BUILD")
     )  # fmt: skip
-    assert transport.admit(data, listed).__dict__ == {"equals": None}
+    assert admission.admit(data, listed).__dict__ == {"equals": None}
 
 
 def test_getattr_reaches_only_listed_attributes_of_listed_globals() -> None:
@@ -274,7 +276,7 @@ def test_getattr_reaches_only_listed_attributes_of_listed_globals() -> None:
     good = call(
         call(getter, global_("datetime", "datetime"), text("fromisoformat")), text("2024-01-02")
     )
-    assert transport.admit(program(good), listed) == dt.datetime.fromisoformat("2024-01-02")
+    assert admission.admit(program(good), listed) == dt.datetime.fromisoformat("2024-01-02")
     bad = call(getter, global_("datetime", "datetime"), text("now"))
     assert "datetime:datetime.now is not in the allowlist" in refusal(program(bad), listed)
     dunder = call(getter, global_("datetime", "datetime"), text("__subclasses__"))
@@ -288,7 +290,7 @@ def test_a_bound_method_is_a_value_never_a_callable() -> None:
     bound = call(
         global_("builtins", "getattr"), call(global_("collections", "OrderedDict")), text("clear")
     )
-    assert callable(transport.admit(program(bound), listed))
+    assert callable(admission.admit(program(bound), listed))
     assert "may only call a listed global" in refusal(program(call(bound)), listed)
 
 
@@ -354,15 +356,15 @@ def test_events_of_other_threads_are_not_the_values_doing() -> None:
     started.wait()
     try:
         for _ in range(50):
-            assert transport.admit(dumps(PLAIN), ALLOWED) == PLAIN
+            assert admission.admit(dumps(PLAIN), ALLOWED) == PLAIN
     finally:
         stop.set()
         thread.join()
 
 
 def test_the_hook_costs_nothing_outside_admission() -> None:
-    transport.admit(dumps(1), ALLOWED)  # installs it
-    assert transport._ACTIVE == [None]
+    admission.admit(dumps(1), ALLOWED)  # installs it
+    assert admission._ACTIVE == [None]
     compile("1", "<after>", "eval")  # not refused: nothing is being admitted
 
 
@@ -370,19 +372,19 @@ def test_the_hook_costs_nothing_outside_admission() -> None:
 
 
 def test_nesting_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transport, "MAX_DEPTH", 50)
+    monkeypatch.setattr(admission, "MAX_DEPTH", 50)
     deep = op("MARK") * 60 + op("NONE") + op("TUPLE") * 60
     assert "nests too deeply" in refusal(program(deep))
 
 
 def test_the_number_of_objects_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transport, "MAX_OBJECTS", 1000)
+    monkeypatch.setattr(admission, "MAX_OBJECTS", 1000)
     many = op("EMPTY_LIST") + op("MARK") + op("EMPTY_DICT") * 2000 + op("APPENDS")
     assert "builds more than 1000 objects" in refusal(program(many))
 
 
 def test_size_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transport, "MAX_BYTES", 100)
+    monkeypatch.setattr(admission, "MAX_BYTES", 100)
     assert "larger than 100 bytes" in refusal(dumps("x" * 200))
 
 
@@ -393,7 +395,7 @@ def test_size_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_malformed_data_is_unreadable_not_a_crash(data: bytes) -> None:
     with pytest.raises((UnreadableError, RefusedError)):
-        transport.admit(data, ALLOWED)
+        admission.admit(data, ALLOWED)
 
 
 # -- generated opcode streams ---------------------------------------------------------------
@@ -431,7 +433,7 @@ PERMISSIVE = ALLOWED.merged(Allowlist.parse("builtins:eval call"))
 def test_generated_streams_are_data_or_refused(pieces: list[bytes]) -> None:
     data = op("PROTO") + b"\x04" + b"".join(pieces) + op("STOP")
     with contextlib.suppress(RefusedError, UnreadableError, MemoryError):
-        transport.admit(data, PERMISSIVE)
+        admission.admit(data, PERMISSIVE)
     assert "harness_pwned" not in sys.modules
 
 
@@ -442,60 +444,23 @@ def test_the_generated_streams_do_reach_eval() -> None:
     assert "harness_pwned" not in sys.modules
 
 
-# -- the allowlist file ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text_", "message"),
-    [
-        ("event exec", "the event exec can never be allowed"),
-        ("event os.system", "the event os.system can never be allowed"),
-        ("numpy ndarray", "expected module:qualname"),
-        ("numpy:ndarray sometimes", "unknown permission 'sometimes'"),
-        ("numpy:ndarray shadow", "unknown permission 'shadow'"),
-    ],
-)
-def test_bad_allowlist_lines_name_their_line(text_: str, message: str) -> None:
-    with pytest.raises(ValueError, match=f"^extra:2: {message}"):
-        Allowlist.parse("# a comment\n" + text_, "extra")
-
-
-def test_the_shipped_allowlist_parses() -> None:
-    shipped = Allowlist.shipped()
-    assert ("numpy", "ndarray") in shipped.entries or (
-        "numpy.core.multiarray",
-        "_reconstruct",
-    ) in shipped.entries
-    assert not any(e.startswith(transport.NEVER) for e in shipped.events)
-
-
-def test_an_extra_allowlist_adds_to_the_shipped_one() -> None:
-    combined = transport.shipped_allowlist("mypackage.things:Thing call build")
-    assert combined.entries[("mypackage.things", "Thing")] == {"ref", "call", "build"}
-    assert set(Allowlist.shipped().entries) < set(combined.entries)
-
-
-def test_allowlists_are_parsed_once_per_process() -> None:
-    extra = "mypackage.things:Thing call"
-    assert transport.shipped_allowlist() is transport.shipped_allowlist()
-    assert transport.shipped_allowlist(extra) is transport.shipped_allowlist(extra)
-    assert transport.shipped_allowlist(extra) is not transport.shipped_allowlist()
-
-
-def test_warming_looks_up_what_is_loaded_and_imports_nothing() -> None:
+def test_warming_looks_up_what_is_loaded_and_imports_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(admission, "_FOUND", {})  # nothing looked up yet in this process
     allowlist = Allowlist.parse(
         "datetime:timedelta call build\n"
         "collections:OrderedDict call build\n"
         "harness_never_imported.module:Thing call build\n"
         "datetime:no_such_name call\n"
     )
-    transport.warm(allowlist)
-    assert allowlist.resolve(("datetime", "timedelta")) is dt.timedelta
-    assert ("datetime", "timedelta") in allowlist._resolved
-    assert allowlist._buildable[collections.OrderedDict] is True
-    assert dt.timedelta in transport._METHODS
+    admission.warm(allowlist)
+    assert ("datetime", "timedelta") in admission._FOUND
+    assert admission.resolve(("datetime", "timedelta")) is dt.timedelta
+    assert allowlist.buildable[collections.OrderedDict] is True
+    assert dt.timedelta in admission._METHODS
     assert "harness_never_imported.module" not in sys.modules
-    assert ("datetime", "no_such_name") not in allowlist._resolved
+    assert ("datetime", "no_such_name") not in admission._FOUND
     # what was warmed admits as before
     assert Admission(dumps(dt.timedelta(2)), allowlist).load() == dt.timedelta(2)
 
@@ -521,11 +486,11 @@ def test_admission_pauses_the_cycle_collector_and_leaves_it_as_it_was(collecting
     was = gc.isenabled()
     try:
         (gc.enable if collecting else gc.disable)()
-        transport.admit(pickle.dumps(GcProbe(), protocol=4), allowlist)
+        admission.admit(pickle.dumps(GcProbe(), protocol=4), allowlist)
         assert seen == [False]  # paused while the value was built
         assert gc.isenabled() is collecting
         with pytest.raises(RefusedError):
-            transport.admit(pickle.dumps(print, protocol=4), allowlist)
+            admission.admit(pickle.dumps(print, protocol=4), allowlist)
         assert gc.isenabled() is collecting
     finally:
         (gc.enable if was else gc.disable)()
@@ -554,7 +519,7 @@ def test_a_class_derived_from_a_builtin_is_rebuilt_on_that_base_only() -> None:
         "builtins:list\nbuiltins:object\ncollections:deque\n"
     )
     good = call(reconstructor, global_(__name__, "Bag"), global_("builtins", "dict"), state)
-    assert transport.admit(program(good), listed) == Bag(k="v")
+    assert admission.admit(program(good), listed) == Bag(k="v")
     wrong_base = call(reconstructor, global_(__name__, "Bag"), global_("builtins", "list"), state)
     assert "only rebuilds a class on its built-in base" in refusal(program(wrong_base), listed)
     not_buildable = call(
@@ -604,7 +569,7 @@ def test_classes_no_attribute_holds_are_named_by_their_bases(
     cls: type, lines: str, admitted: bool
 ) -> None:
     listed = Allowlist.parse(f"{__name__}:{lines.format(m=__name__)}\n")
-    assert listed.may_build(cls) is admitted
+    assert admission.may_build(listed, cls) is admitted
 
 
 def test_a_signature_is_data_under_the_shipped_allowlist() -> None:
@@ -614,4 +579,4 @@ def test_a_signature_is_data_under_the_shipped_allowlist() -> None:
         return None
 
     signature = inspect.signature(f)
-    assert transport.admit(dumps(signature), transport.shipped_allowlist()) == signature
+    assert admission.admit(dumps(signature), shipped_allowlist()) == signature

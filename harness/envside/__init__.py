@@ -13,7 +13,12 @@ nothing from the host side (``tests/test_layout.py`` checks both).
     execution  one program in one process: warnings, the verdict, the report
     sandbox    namespaces, read-only mounts, cgroups, resource limits
     guard      untrusted solutions run in a child apart from their checks
-    transport  the values a solution sends back, admitted only from an allowlist
+    resident   that child: started, asked and ended by the checker
+    wire       the messages between the checker and that child
+    callstate  what the checker keeps of its calls across the boundary
+    transport  the values the child sends back, pickled one by one
+    admission  how the checker admits them: default-deny, only from an allowlist
+    allowlist  what it may admit (the one parser of allowlist.txt, shared with the host)
     formatlib  helpers the generated contexts of the formats import
     floor      the no-isolation compute floor (benchmarks only)
     probe      what an environment imports, and how fast

@@ -16,7 +16,8 @@ import json
 import os
 import sys
 
-from . import sandbox, transport
+from . import sandbox
+from .allowlist import Allowlist
 from .execution import fresh_child_main
 from .floor import floor
 from .probe import probe_modules
@@ -70,7 +71,7 @@ def main(argv: list[str]) -> int:
     if command == "allowlist":
         try:
             with open(argv[2], encoding="utf-8") as fh:
-                checked = transport.Allowlist.parse(fh.read(), argv[2])
+                checked = Allowlist.parse(fh.read(), argv[2])
         except (OSError, ValueError) as exc:
             sys.stderr.write("%s\n" % exc)
             return 2

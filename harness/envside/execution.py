@@ -19,7 +19,9 @@ import traceback
 import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import crossing_context, crossing_errors, guard, sandbox, transport
+from . import crossing_context, crossing_errors, guard, sandbox
+from .admission import Usage
+from .allowlist import shipped_allowlist
 from .protocol import HERE, MAX_MESSAGE, MAX_TRACEBACK, MAX_WARNINGS, PART_STATUSES, qualified
 
 if TYPE_CHECKING:
@@ -150,46 +152,13 @@ def execute(payload: Json) -> Json:
     recorder = WarningRecorder()
     recorder.install()
     namespace: Json = {"__name__": "__main__", "__builtins__": builtins}
-    apart = None
-    usage = transport.Usage() if payload.get("record_transport") else None
-    if payload.get("untrusted"):
-        apart = guard.Guard(
-            payload["solution"],
-            close_fds=[payload.get("result_fd", -1)],
-            sandboxed=bool(payload.get("sandboxed")),
-            limits=payload.get("limits") or {},
-            recorder=recorder,
-            allowlist=transport.shipped_allowlist(payload.get("allowlist_extra") or ""),
-            usage=usage,
-            place={k: payload.get(k) for k in ("hide", "memory_mb", "cgroups")},
-            in_process=""
-            if payload.get("record_transport")
-            else str(payload.get("in_process") or ""),
-        )
+    usage = Usage() if payload.get("record_transport") else None
+    apart = _make_guard(payload, recorder, usage) if payload.get("untrusted") else None
+    if apart is not None:
         namespace["__builtins__"] = apart.builtins()
         guard.ACTIVE[:] = [apart]
-    status = "pass"
-    exc_type = None
-    message = ""
-    tb = ""
     start = time.perf_counter()
-    try:
-        code = compile(build_program(payload["context"], payload["solution"]), "<program>", "exec")
-        exec(code, namespace)
-    except AssertionError as exc:
-        status, exc_type, message, tb = "fail", qualified(type(exc)), str(exc), _tb(exc)
-    except crossing_errors.RemoteError as exc:
-        # raised by the solution in its own process, under a name only it knows
-        status, exc_type, message = "error", exc.qualified, str(exc)
-        tb = exc.remote_traceback
-    except guard.GuardError as exc:
-        # what the check gives the solution could not be sent to its process
-        status, exc_type, message = "error", "GuardError", str(exc)
-    except guard.GuardRefusedError as exc:
-        # the checker would not admit what the solution sent back (transport.py)
-        status, exc_type, message = "error", "GuardRefused", str(exc)
-    except BaseException as exc:
-        status, exc_type, message, tb = "error", qualified(type(exc)), str(exc), _tb(exc)
+    status, exc_type, message, tb = _run(payload, namespace)
     parts = _parts(namespace.get("HARNESS_PARTS"))
     note = ""
     graded = ""
@@ -222,6 +191,43 @@ def execute(payload: Json) -> Json:
     if usage is not None:
         result["transport"] = usage.to_json()
     return result
+
+
+def _make_guard(payload: Json, recorder: WarningRecorder, usage: Usage | None) -> guard.Guard:
+    """The guard the program's ``exec`` becomes, for an untrusted solution."""
+    return guard.Guard(
+        payload["solution"],
+        close_fds=[payload.get("result_fd", -1)],
+        sandboxed=bool(payload.get("sandboxed")),
+        limits=payload.get("limits") or {},
+        recorder=recorder,
+        allowlist=shipped_allowlist(payload.get("allowlist_extra") or ""),
+        usage=usage,
+        place={k: payload.get(k) for k in ("hide", "memory_mb", "cgroups")},
+        in_process="" if payload.get("record_transport") else str(payload.get("in_process") or ""),
+    )
+
+
+def _run(payload: Json, namespace: Json) -> tuple[str, str | None, str, str]:
+    """Run the program in ``namespace``: its status, exception type, message and
+    traceback."""
+    try:
+        code = compile(build_program(payload["context"], payload["solution"]), "<program>", "exec")
+        exec(code, namespace)
+    except AssertionError as exc:
+        return "fail", qualified(type(exc)), str(exc), _tb(exc)
+    except crossing_errors.RemoteError as exc:
+        # raised by the solution in its own process, under a name only it knows
+        return "error", exc.qualified, str(exc), exc.remote_traceback
+    except guard.GuardError as exc:
+        # what the check gives the solution could not be sent to its process
+        return "error", "GuardError", str(exc), ""
+    except guard.GuardRefusedError as exc:
+        # the checker would not admit what the solution sent back (admission.py)
+        return "error", "GuardRefused", str(exc), ""
+    except BaseException as exc:
+        return "error", qualified(type(exc)), str(exc), _tb(exc)
+    return "pass", None, "", ""
 
 
 def _parts(declared: Any) -> list[Json]:

@@ -514,7 +514,7 @@ def probe(workdir: str) -> str | None:
         message = b""
         try:
             enter(workdir)
-            # as the guard does (guard.SolutionNamespace): a namespace for children, entered and
+            # as the guard does (resident.SolutionNamespace): a namespace for children, entered and
             # left around a fork
             own = os.open("/proc/self/ns/pid", os.O_RDONLY)
             unshare_pid()

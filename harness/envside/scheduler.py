@@ -23,9 +23,11 @@ import tempfile
 import time
 from typing import Callable
 
-from . import guard, sandbox, transport
+from . import admission, resident, sandbox
+from .allowlist import shipped_allowlist
 from .execution import execute, prepare, report, reset_after_fork
 from .protocol import LAUNCHER, Json, describe_exit, exit_code, outcome
+from .wire import read_exactly
 from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
 
 _KILL_GRACE = 0.5  # seconds to wait for pipes to close after the process has gone
@@ -182,7 +184,7 @@ class Scheduler:
         warm_pyplot()
         if self.guard and self._guards_any(queue):
             # what checking returned values needs, looked up once for every child
-            transport.warm(transport.shipped_allowlist(self.batch.get("allowlist_extra", "")))
+            admission.warm(shipped_allowlist(self.batch.get("allowlist_extra", "")))
         for library in FORK_PROBES:
             if library in sys.modules and library not in self.fresh_only:
                 reason = fork_probe(library)
@@ -316,7 +318,7 @@ class Scheduler:
         self.selector = selectors.DefaultSelector()
         by_index = dict(enumerate(self.batch["executions"]))
         while True:
-            number = _read_exactly(work_r, 4)
+            number = read_exactly(lambda size: os.read(work_r, size), 4)
             if number is None:
                 break
             index = struct.unpack("<I", number)[0]
@@ -358,8 +360,8 @@ class Scheduler:
                 self.prepare_zygote(items)
                 if self.guard and self.isolation == "zygote" and self._guards_any(items):
                     # the guarded solutions' processes: forked by a template that imported
-                    # what this zygote did, and never held the batch (guard.TEMPLATE)
-                    guard.start_template(
+                    # what this zygote did, and never held the batch (resident.TEMPLATE)
+                    resident.start_template(
                         [m for m in self.preloaded if m.split(".")[0] not in self.fresh_only],
                         {
                             "sandboxed": self.sandbox_reason is None,
@@ -671,16 +673,6 @@ class _Pool:
             sandbox.remove_cgroups("harness-%d-slot" % os.getpid()) and time.monotonic() < deadline
         ):
             time.sleep(0.05)
-
-
-def _read_exactly(fd: int, size: int) -> bytes | None:
-    data = b""
-    while len(data) < size:
-        chunk = os.read(fd, size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
 
 
 def _parse_result(data: bytes, returncode: int) -> Json:

@@ -43,9 +43,10 @@ from . import (
     crossing_handed,
     crossing_lending,
     crossing_pyplot,
-    guard,
+    resident,
     sandbox,
     transport,
+    wire,
 )
 from .execution import WarningRecorder, limit_memory
 from .zygote import preload, warm_pyplot
@@ -108,14 +109,14 @@ def main(fd: int, config: Json) -> None:
         recorder.install()
     channel = crossing_borrowing.CHANNEL
     channel.requests = requests
-    channel.send = guard.send_report
-    channel.receive = guard.receive_request
+    channel.send = wire.send_report
+    channel.receive = wire.receive_request
     channel.serve = lambda request, report_fd: _serve_one(request, report_fd, recorder)
     crossing_pyplot.SHIPPED.clear()
     arm_audit()
     try:
         while True:
-            received = guard.receive_request(requests)
+            received = wire.receive_request(requests)
             if received is None:
                 break  # the checker is done with this process
             request, report_fd = received
@@ -143,7 +144,7 @@ def _serve_one(request: bytes, report_fd: int, recorder: WarningRecorder | None)
             # what escaped the request's own handling is the request's outcome, not a
             # process that ends without a word
             report, blobs = _raised(exc, crossing_borrowing.CHANNEL.kept, with_state=False)
-        guard.send_report(report_fd, report, blobs)
+        wire.send_report(report_fd, report, blobs)
     finally:
         channel.report_fds.pop()
         os.close(report_fd)
@@ -154,7 +155,7 @@ def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[
     """One run: the values, modules and random states as the check has them."""
     try:
         env: dict[str, Any] = {}
-        code, values, modules, states = guard.load_request(request, env)
+        code, values, modules, states = wire.load_request(request, env)
         env.update(values)
         for name, module in modules.items():
             env[name] = sys.modules.get(module) or importlib.import_module(module)
@@ -168,7 +169,7 @@ def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[
     return _run(code, env, before, recorder)
 
 
-# -- the solution's module, called across the boundary (crossing_*.py) -------------------
+# -- the solution's module, called across the boundary (crossing_*.py) ---------------------
 
 _MODULES: dict[str, types.ModuleType] = {}  # the solution's modules and sessions, by name
 
@@ -523,7 +524,7 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
         os.chdir(workdir)
     tempfile.tempdir = workdir
     limit_memory(config.get("memory_mb"))
-    namespace = guard.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
+    namespace = resident.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.problem import MODEL_PREFIX, REFERENCE, Solution
@@ -32,6 +30,7 @@ from harness.execute.runner import ComboRun, Execution
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from harness.core.results import Outcome
     from harness.envs.build import EnvInfo
@@ -152,12 +151,13 @@ def measure(
             allowlist.fold(usage, info.python, versions, found)
         if entry.get("in_process"):
             in_process[e.problem.id] = str(entry["in_process"])
-    shipped = allowlist.parse(allowlist.SHIPPED.read_text(encoding="utf-8"))
+    shipped = allowlist.parse(allowlist.SHIPPED.read_text(encoding="utf-8"), str(allowlist.SHIPPED))
     extra = allowlist.beyond(found, shipped)
     count = len(extra.globals) + len(extra.events)
     text = allowlist.render(extra) if count else ""
-    if text:
-        _check(text)
+    # the guard reads the lines as this does: one that would admit code evaluation is
+    # refused there, and so here
+    allowlist.parse(text, "the measured admission")
     return Admission(
         text, len(missing), len(answered) - len(missing), count, in_process, references
     )
@@ -235,14 +235,3 @@ def _in_process(together: Outcome | None, apart: Outcome | None) -> str:
 def _in_order(executions: Sequence[Execution], outcomes: Sequence[Outcome]) -> list[Outcome | None]:
     by_problem = {o.problem_id: o for o in outcomes}
     return [by_problem.get(e.problem.id) for e in executions]
-
-
-def _check(text: str) -> None:
-    """The env side reads the lines as the guard will (a line that would admit code
-    evaluation is refused there, and so here)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as fh:
-        fh.write(text)
-    try:
-        allowlist.check(Path(fh.name), shown="the measured admission")
-    finally:
-        Path(fh.name).unlink()

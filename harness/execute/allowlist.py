@@ -16,9 +16,7 @@ maintainer removes it by hand):
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,21 +24,20 @@ from typing import TYPE_CHECKING
 
 from harness.core.errors import UsageError
 from harness.core.libraries import lookup
-from harness.envs.build import ENVSIDE
+from harness.envside.allowlist import ALLOWLIST_PATH, read_lines
 from harness.execute.rundir import RunDir
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-# Located, never imported: the env side reads it in each combo's interpreter.
-SHIPPED = Path(__file__).resolve().parents[1] / "envside" / "allowlist.txt"
-PERMISSIONS = ("call", "build")
+SHIPPED = Path(ALLOWLIST_PATH)
+PERMISSIONS = ("call", "build")  # those a line names; every line may be named as a value
 
 HEADER = """\
 # The guard's allowlist: what a value a model's solution sends back to its check may
 # name, and what its pickle may do with each name. Everything else is refused
-# (harness/envside/transport.py; RELIABILITY.md, "The guard").
+# (harness/envside/admission.py; RELIABILITY.md, "The guard").
 #
 # Measured, not guessed: `harness guard allowlist RUN_DIR` folds runs made with
 # `harness run --guard-record` into this file. Review every change to it.
@@ -86,29 +83,23 @@ class Measured:
         return [head, *never]
 
 
-_LINE = re.compile(r"^(?P<body>[^#]*?)\s*(?:#\s*(?P<seen>.*))?$")
-
-
-def parse(text: str) -> Measured:
-    """An allowlist file (the env side reads the same format; this keeps the comments)."""
+def parse(text: str, source: str = "allowlist") -> Measured:
+    """An allowlist file as the guard reads it (``harness/envside/allowlist.py``, the one
+    parser of the format), with the releases each line was seen in (its comment). A line
+    the guard would not read is a UsageError naming ``source`` and the line."""
     found = Measured()
-    for raw in text.splitlines():
-        match = _LINE.match(raw.strip())
-        if match is None or not match["body"] or match["body"].startswith("["):
-            continue
-        words = match["body"].split()
-        seen = _parse_seen(match["seen"] or "")
-        if words[0] == "event" and len(words) == 2:
-            line = found.events.setdefault(words[1], Line())
+    try:
+        entries = list(read_lines(text, source))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for entry in entries:
+        if entry.event:
+            line = found.events.setdefault(entry.name, Line())
         else:
-            line = found.globals.setdefault(words[0], Line())
-            for word in words[1:]:
-                name, _, value = word.partition("=")
-                if name == "shadow":
-                    line.shadows.update(v for v in value.split(",") if v)
-                elif name in PERMISSIONS:
-                    line.permissions.add(name)
-        for library, versions in seen.items():
+            line = found.globals.setdefault(entry.name, Line())
+            line.permissions.update(p for p in entry.permissions if p in PERMISSIONS)
+            line.shadows.update(entry.shadows)
+        for library, versions in _parse_seen(entry.comment).items():
             line.seen[library].update(versions)
     return found
 
@@ -268,28 +259,12 @@ def _version_key(version: str) -> tuple[int, ...]:
 def update(run_dirs: Iterable[Path], path: Path = SHIPPED, replace: bool = False) -> Measured:
     """Fold ``run_dirs`` into the allowlist at ``path`` (or start over with ``replace``).
 
-    The file is written only once the env side, which is what reads it, accepts it."""
-    existing = Measured() if replace or not path.is_file() else parse(path.read_text("utf-8"))
+    The file is written only if the guard reads back what was rendered."""
+    existing = Measured()
+    if not replace and path.is_file():
+        existing = parse(path.read_text("utf-8"), str(path))
     measured = measure(list(run_dirs), existing)
     text = render(measured)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as fh:
-        fh.write(text)
-    try:
-        check(Path(fh.name), shown=str(path))
-    finally:
-        Path(fh.name).unlink()
+    parse(text, str(path))  # a line the guard would refuse (code evaluation) stops it here
     path.write_text(text, encoding="utf-8")
     return measured
-
-
-def check(path: Path, shown: str | None = None) -> None:
-    """Have the env side read ``path`` as the guard will; a bad line is a UsageError."""
-    proc = subprocess.run(
-        [sys.executable, "-s", str(ENVSIDE), "allowlist", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "unreadable"
-        raise UsageError(message.replace(str(path), shown or str(path)))

@@ -1,0 +1,368 @@
+"""The solution's process of one execution: started, asked, ended.
+
+Started the first time the check runs the solution, it stays for the check's next runs
+(DS-1000 checks run the solution once per test case) and answers requests until the guard
+lets it go. It never held the checker's memory: in zygote mode the zygote's *template*
+forks it (``solution.template_main``: a new interpreter that imported the library group
+and never held a batch or a check) and a keeper places it like its execution; otherwise
+the checker spawns a new interpreter (``solution.main``) in the solutions' pid namespace
+(``SolutionNamespace``). Either way the checker cannot be signalled or traced from it,
+and a process that ends without a whole report ends the execution the same way.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import io
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+from typing import Any, BinaryIO, Callable, NoReturn
+
+from . import sandbox
+from .protocol import LAUNCHER, Json
+from .wire import read_report, send_request
+
+# Bound at import, before any check runs: what the checker asks with while a test's
+# patches are active (``os.pipe`` and ``io.open`` are what a test patches for the code
+# it tests).
+_pipe, _close, _open = os.pipe, os.close, io.open
+
+
+class _Started:
+    """One process started for the solution, and how to end it.
+
+    Each request carries the pipe its report goes back on, which the process closes once
+    it has written the report: a report cut short ends at the end of its pipe, as it did
+    when a process ended after its one report."""
+
+    def __init__(
+        self,
+        pid: int,
+        requests: socket.socket,
+        lifeline: int = -1,
+        status: BinaryIO | None = None,
+    ) -> None:
+        self.pid = pid
+        self.requests = requests
+        # Started from the template, it is not this process's child: its keeper ends it
+        # when ``lifeline`` closes, and says on ``status`` how it ended.
+        self.lifeline = lifeline
+        self.status = status
+
+    def end(self) -> int:
+        """End the process (if it has not ended) and return its wait status."""
+        if self.status is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)  # an ended process keeps its status
+            return os.waitpid(self.pid, 0)[1]
+        os.close(self.lifeline)
+        self.lifeline = -1
+        for line in self.status:
+            if line.startswith(b"status "):
+                return int(line.split()[1])
+        return signal.SIGKILL  # its keeper went without a word: as if killed
+
+    def let_go(self) -> None:
+        self.requests.close()
+        if self.status is None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, os.WNOHANG)
+            return
+        if self.lifeline >= 0:
+            os.close(self.lifeline)
+        self.status.close()
+
+
+# The solution processes' template of this library group (solution.template_main), where
+# the zygote started one: a new interpreter with the group's libraries imported, which
+# never held a batch or a check, and forks each solution's process on request.
+TEMPLATE: list[socket.socket] = []
+
+
+def start_template(modules: list[str], place: Json) -> None:
+    """Start the template for the executions this process will fork (the zygote's).
+
+    ``place`` is what the template enforces whatever a request says: whether to sandbox,
+    what to hide, the memory cap, where working directories may be. A request comes from
+    a checker's process, and a solution that ran there (beside a TensorFlow check) could
+    write one of its own."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    fd = theirs.fileno()
+    config = dict(place, parent=os.getpid(), modules=modules)
+    argv = [sys.executable, "-s", LAUNCHER, "template", str(fd), json.dumps(config)]
+    actions = [a for a in _no_descriptors() if a[:2] != (os.POSIX_SPAWN_CLOSE, fd)]
+    os.set_inheritable(fd, True)
+    try:
+        os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions)
+    finally:
+        theirs.close()
+    mine.setblocking(True)
+    TEMPLATE[:] = [mine]
+
+
+def drop_template() -> None:
+    """Close this process's way to the template."""
+    for template in TEMPLATE:
+        template.close()
+    del TEMPLATE[:]
+
+
+class SolutionNamespace:
+    """The pid namespace the solutions of one execution are born in.
+
+    Made once per execution, without a fork of this (large) process: this process
+    unshares a new pid namespace for its children, starts ``sleep`` as its first process
+    (pid 1 there, which holds it open and is gone by itself after ``lifetime`` seconds even
+    if nothing is left to kill it), and at once points its children back at its own pid
+    namespace. A process whose next children are born in another pid namespace may not
+    start threads (the kernel refuses with EINVAL), and a check, or TensorFlow or torch
+    under it, starts threads. So each guarded fork enters the solutions' namespace just for
+    the fork (``setns``) and leaves it right after.
+
+    A solution is pid 2, 3… there: it signals itself as anywhere else, but cannot see or
+    signal the checker, which is outside; when the execution ends, the namespace and all
+    in it go. No mount namespace or /proc of its own: solutions see the execution's /proc,
+    where the checker's memory, descriptors and environment are closed to them (it keeps
+    capabilities they do not have).
+    """
+
+    def __init__(self, lifetime: float) -> None:
+        self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        sandbox.unshare_pid()
+        try:
+            self.init = os.posix_spawn(*_sleeper(lifetime), {}, file_actions=_no_descriptors())
+            self.solutions = os.open("/proc/%d/ns/pid" % self.init, os.O_RDONLY | os.O_CLOEXEC)
+        finally:
+            sandbox.set_pid_namespace(self.own)
+
+    def enter(self) -> None:
+        """Children started from now on are born in the solutions' namespace."""
+        sandbox.set_pid_namespace(self.solutions)
+
+    def leave(self) -> None:
+        """...and in this process's own again (so that it may start threads)."""
+        sandbox.set_pid_namespace(self.own)
+
+
+_NAMESPACE: list[SolutionNamespace] = []  # this execution's, once made
+
+
+def _sleeper(lifetime: float) -> tuple[str, list[str]]:
+    seconds = str(int(lifetime) + 30)
+    sleeper = shutil.which("sleep") or "/bin/sleep"
+    if os.path.exists(sleeper):
+        return sleeper, [sleeper, seconds]
+    # no coreutils here: a Python that waits
+    return sys.executable, [sys.executable, "-S", "-c", "import time; time.sleep(%s)" % seconds]
+
+
+def _inherited(keep: int = -1) -> list[int]:
+    """This process's descriptors that a new program would inherit, but ``keep``: a pipe
+    it held would keep the execution's output open after the execution ended, and the
+    result pipe is the checker's alone."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            if fd > 2 and fd != keep and os.get_inheritable(fd):
+                found.append(fd)
+    return found
+
+
+def _no_descriptors() -> list[Any]:
+    """None of this process's descriptors for a process it spawns (the sleeper)."""
+    actions: list[Any] = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_DUP2, 1, 2),
+    ]
+    return actions + [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
+
+
+def _spawn(argv: list[str], close: list[int]) -> int:
+    """Start the solution's new interpreter: a process group of its own (kill(0, …) and
+    killpg reach only what the solution starts, never the checker), standard input from
+    /dev/null, only the descriptors it is meant to have. Spawned, not forked: this process
+    may be running threads (TensorFlow's, torch's) that a fork would copy mid-step."""
+    actions: list[Any] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in close]
+    return os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setpgroup=0)
+
+
+class Resident:
+    """The solution's process of one execution, kept after its first run: the check's
+    next runs of the solution are sent to it as requests instead of starting again."""
+
+    def __init__(self, sandboxed: bool, limits: Json, place: Json, warnings: bool) -> None:
+        self.sandboxed = sandboxed
+        self.limits = limits
+        # where the execution lives, for a process started from the template
+        self.place = place
+        self.warnings = warnings  # whether the process records the solution's warnings
+        self._process: _Started | None = None
+        self._nproc = 0
+
+    def ask(
+        self, request: bytes, answer: Callable[[Json, list[bytes]], bytes]
+    ) -> tuple[Json, list[bytes]]:
+        """The solution's report on ``request``, from its process (started now if there
+        is none yet: one serves all the check's runs of the solution). While it works on
+        the request it may call back what the check lent it: ``answer`` makes the reply
+        to each callback, sent back at once, and the report that ends the request follows."""
+        for attempt in (1, 2):
+            started = self._process is None
+            if self._process is None:
+                self._process = self._start()
+            read_fd, write_fd = _pipe()
+            try:
+                try:
+                    send_request(self._process.requests, request, write_fd)
+                finally:
+                    _close(write_fd)
+            except OSError:
+                _close(read_fd)
+                if started or attempt == 2:
+                    self._crashed()
+                self.retire()  # it ended after its last report: a new one runs this
+                continue
+            with _open(read_fd, "rb") as reports:
+                received = read_report(reports)
+                while received is not None and received[0].get("kind") == "callback":
+                    self._reply(answer(*received))
+                    received = read_report(reports)
+            if received is None:
+                self._crashed()
+            return received
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _reply(self, reply: bytes) -> None:
+        """A reply to the solution's callback: on the request socket, with no pipe."""
+        assert self._process is not None
+        try:
+            send_request(self._process.requests, reply, -1)
+        except OSError:
+            self._crashed()
+
+    def _start(self) -> _Started:
+        """Start the solution's process: forked by the template where there is one, else
+        a new interpreter (``solution.py``) born in the solutions' pid namespace, with
+        the request socket and the standard streams as its only descriptors."""
+        # RLIMIT_NPROC counts every task of the user: the cap is what runs now plus the
+        # allowance (where a pids cgroup holds the execution, that is the cap).
+        if self.sandboxed and self.limits.get("task_cap") == "rlimit" and not self._nproc:
+            self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
+        config: Json = {
+            # a process whose parent is outside its pid namespace sees it as pid 0
+            "parent": 0 if self.sandboxed else os.getpid(),
+            "sandboxed": self.sandboxed,
+            "fsize_mb": int(self.limits.get("fsize_mb", 1024)),
+            "nproc": self._nproc,
+            "warnings": self.warnings,
+        }
+        if TEMPLATE:
+            process = self._from_template(config)
+            if process is not None:
+                return process
+        if self.sandboxed and not _NAMESPACE:
+            _NAMESPACE.append(SolutionNamespace(float(self.limits.get("timeout", 120))))
+        if self.sandboxed:
+            config["cover_tmp"] = os.getcwd()
+        asking, answering = socket.socketpair()
+        fd = answering.fileno()
+        argv = [sys.executable, "-s", LAUNCHER, "solution", str(fd), json.dumps(config)]
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        close = _inherited(keep=fd)
+        os.set_inheritable(fd, True)
+        namespace = _NAMESPACE[0] if self.sandboxed else None
+        if namespace is not None:
+            namespace.enter()
+        try:
+            pid = _spawn(argv, close)
+        finally:
+            if namespace is not None:
+                namespace.leave()
+            answering.close()
+        return _Started(pid, asking)
+
+    def _from_template(self, config: Json) -> _Started | None:
+        """The solution's process forked by the template, placed by its keeper in a
+        sandbox like this execution's: its working directory, hidden paths, cgroups,
+        limits, environment and standard streams. None if the template cannot (then a
+        new interpreter is started instead)."""
+        asking, answering = socket.socketpair()
+        lifeline_r, lifeline_w = os.pipe()
+        status_r, status_w = os.pipe()
+        message = dict(
+            config,
+            workdir=os.getcwd(),
+            hide=self.place.get("hide") or [],
+            memory_mb=self.place.get("memory_mb"),
+            cgroups=self.place.get("cgroups") or [],
+            environ=dict(os.environ),
+            timeout=float(self.limits.get("timeout", 120)),
+        )
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        # this execution's network namespace: a server the test starts on localhost is one
+        # the solution reaches, and the other way round, as in one process
+        network = os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        fds = [answering.fileno(), lifeline_r, status_w, 1, 2, network]
+        try:
+            TEMPLATE[0].sendmsg(
+                [json.dumps(message).encode("utf-8")],
+                [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))],
+            )
+            sent = True
+        except OSError:
+            sent = False
+        finally:
+            answering.close()
+            os.close(lifeline_r)
+            os.close(status_w)
+            os.close(network)
+        status = os.fdopen(status_r, "rb")
+        line = status.readline() if sent else b""
+        if not line.startswith(b"pid "):
+            asking.close()
+            os.close(lifeline_w)
+            status.close()
+            drop_template()  # it is gone, broken or refused: new interpreters from now on
+            return None
+        return _Started(int(line.split()[1]), asking, lifeline_w, status)
+
+    def retire(self) -> None:
+        """Let the solution's process go (its request socket closes, and it ends); the
+        next request starts a new one."""
+        process, self._process = self._process, None
+        if process is not None:
+            process.let_go()
+
+    def _crashed(self) -> NoReturn:
+        """The solution's process closed its report's pipe without a whole report: it
+        ended (the solution crashed it), or it lies. Either way the execution ends as
+        that process did, killed if it had not ended yet."""
+        assert self._process is not None
+        _die_like(self._process.end())
+
+
+def _die_like(status: int) -> NoReturn:
+    """The solution's process ended without a word: end this one the same way, so the
+    execution is a crash exactly as it would be without the guard."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        with contextlib.suppress(Exception):
+            signal.signal(number, signal.SIG_DFL)  # SIGKILL and SIGSTOP refuse: no matter
+        with contextlib.suppress(Exception):
+            os.kill(os.getpid(), number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
