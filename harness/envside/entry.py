@@ -15,13 +15,24 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import TextIO
 
 from . import sandbox, transport
 from .execution import fresh_child_main
 from .floor import floor
 from .probe import probe_modules
-from .protocol import LAUNCHER, PROTOCOL, Json
-from .scheduler import Scheduler, child_environment, in_child_environment
+from .processes import child_environment, in_child_environment
+from .protocol import (
+    LAUNCHER,
+    PROTOCOL,
+    Done,
+    ProtocolError,
+    Record,
+    done_line,
+    outcome_line,
+    read_batch,
+)
+from .scheduler import Scheduler
 
 
 def main(argv: list[str]) -> int:
@@ -49,37 +60,57 @@ def main(argv: list[str]) -> int:
     protocol = os.fdopen(protocol_fd, "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     if command in ("run", "floor"):
-        with open(argv[2], encoding="utf-8") as fh:
-            batch = json.load(fh)
-        batch["path"] = argv[2]
-
-        def emit(index: int, outcome: Json) -> None:
-            protocol.write(json.dumps({"seq": index, "outcome": outcome}) + "\n")
-
-        if command == "floor":
-            floor(batch, emit)
-            protocol.write(json.dumps({"done": True, "protocol": PROTOCOL}) + "\n")
-            return 0
-        scheduler = Scheduler(batch, emit, protocol_fd)
-        scheduler.run()
-        protocol.write(json.dumps({"done": True, "protocol": PROTOCOL, **scheduler.info()}) + "\n")
-        return 0
+        return run(command, argv[2], protocol)
     if command == "probe":
         protocol.write(json.dumps(probe_modules(argv[2:])) + "\n")
         return 0
     if command == "allowlist":
-        try:
-            with open(argv[2], encoding="utf-8") as fh:
-                checked = transport.Allowlist.parse(fh.read(), argv[2])
-        except (OSError, ValueError) as exc:
-            sys.stderr.write("%s\n" % exc)
-            return 2
-        protocol.write(
-            json.dumps({"globals": len(checked.entries), "events": len(checked.events)}) + "\n"
-        )
-        return 0
+        return check_allowlist(argv[2], protocol)
     sys.stderr.write(
         "usage: __main__.py run|floor BATCH.json | probe MODULE... | exec FD PARENT"
         " | allowlist FILE\n"
     )
     return 2
+
+
+def run(command: str, path: str, protocol: TextIO) -> int:
+    """``run`` or ``floor`` a batch file: its outcome lines, then the done line (which
+    says why the batch was refused, if it was: then nothing ran)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            batch = read_batch(fh.read())
+    except OSError as exc:
+        refused = "batch: %s" % exc
+    except ProtocolError as exc:
+        refused = str(exc)
+    else:
+        refused = ""
+    if refused:
+        protocol.write(done_line(Done(PROTOCOL, refused=refused)))
+        return 2
+
+    def emit(index: int, record: Record) -> None:
+        protocol.write(outcome_line(index, record))
+
+    if command == "floor":
+        floor(batch, emit)
+        protocol.write(done_line(Done(PROTOCOL, isolation="floor")))
+        return 0
+    scheduler = Scheduler(batch, emit, protocol.fileno(), batch_file=path)
+    scheduler.run()
+    protocol.write(done_line(scheduler.done()))
+    return 0
+
+
+def check_allowlist(path: str, protocol: TextIO) -> int:
+    """``allowlist FILE``: the file read as the guard reads it, or why it cannot be."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            checked = transport.Allowlist.parse(fh.read(), path)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write("%s\n" % exc)
+        return 2
+    protocol.write(
+        json.dumps({"globals": len(checked.entries), "events": len(checked.events)}) + "\n"
+    )
+    return 0

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from harness.core.errors import ProblemError
 from harness.core.jsonl import line_error
 from harness.core.libraries import canonical, lookup
+from harness.envside.protocol import FORMAT_HELPERS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,6 +25,13 @@ PREAMBLE = "from _harness_envside.formatlib import *  # the formats' env-side he
 def context(*sections: str) -> str:
     """A context: the env-side helpers, then the format's own code."""
     return "\n\n".join([PREAMBLE, *sections])
+
+
+def check(template: str, **values: Any) -> str:
+    """A format's check program: ``template`` filled in with ``values`` and with the names
+    of the env side's helpers it calls (``{unittest}``, ``{run_cell}``, …), as
+    ``protocol.FORMAT_HELPERS`` declares them."""
+    return template.format(**FORMAT_HELPERS, **values)
 
 
 class Row:
