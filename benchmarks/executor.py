@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from harness.core.problem import REFERENCE, Problem, Solution  # noqa: E402
 from harness.envs.build import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.execute.runner import Execution, RunOptions, batch_payload  # noqa: E402
+from harness.envside import protocol  # noqa: E402
+from harness.execute.runner import Execution, RunOptions, make_batch  # noqa: E402
 from harness.matrix import spec  # noqa: E402
 from harness.problems import sets as problemsets  # noqa: E402
 
@@ -46,7 +47,7 @@ def run_mode(
     options = RunOptions(jobs=jobs, isolation="fresh" if mode == "fresh" else "zygote")
     with tempfile.TemporaryDirectory() as tmp:
         batch = Path(tmp) / "batch.json"
-        batch.write_text(json.dumps(batch_payload(executions, options)))
+        batch.write_text(json.dumps(make_batch(executions, options).to_json()))
         command = "floor" if mode == "floor" else "run"
         start = time.monotonic()
         proc = subprocess.run(
@@ -57,10 +58,10 @@ def run_mode(
         )
         wall = time.monotonic() - start
     outcomes = {}
-    for line in proc.stdout.splitlines():
-        event = json.loads(line)
-        if "seq" in event:
-            outcomes[event["seq"]] = event["outcome"]
+    for text in proc.stdout.splitlines():
+        line = protocol.read_line(text)
+        if isinstance(line, protocol.OutcomeLine):
+            outcomes[line.seq] = line.outcome.to_json()
     return wall, outcomes
 
 

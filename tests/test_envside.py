@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from harness.envs.build import ENVSIDE
+from harness.envside import protocol
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):
@@ -65,21 +66,15 @@ def run_batch_info(
     trusted: bool | None = None,
     **options: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    requires = options.pop("requires", [])
     batch = {
-        "jobs": 2,
-        "timeout": 10,
-        "isolation": ISOLATION,
-        "problems": {"p": {"context": context, "requires": options.pop("requires", [])}},
+        "protocol": protocol.PROTOCOL,
+        "options": {"jobs": 2, "timeout": 10, "isolation": ISOLATION, **options},
+        "problems": {"p": {"context": context, "requires": requires}},
         "executions": [
-            {
-                "problem": "p",
-                "source": "reference",
-                "solution": s,
-                "trusted": TRUSTED if trusted is None else trusted,
-            }
+            {"problem": "p", "solution": s, "trusted": TRUSTED if trusted is None else trusted}
             for s in solutions
         ],
-        **options,
     }
     path = tmp_path / "batch" / "batch.json"  # its directory is hidden from executions
     path.parent.mkdir(exist_ok=True)
@@ -91,12 +86,14 @@ def run_batch_info(
         timeout=120,
         check=True,
     )
-    lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert lines[-1]["done"] is True
-    assert lines[-1]["protocol"] == 1
-    by_seq = {line["seq"]: line["outcome"] for line in lines[:-1]}
+    # read as the host reads them: every line the env side wrote follows the protocol
+    *lines, done = [protocol.read_line(line) for line in proc.stdout.splitlines()]
+    assert isinstance(done, protocol.Done)
+    by_seq = {
+        line.seq: line.outcome.to_json() for line in lines if isinstance(line, protocol.OutcomeLine)
+    }
     assert sorted(by_seq) == list(range(len(solutions)))
-    return [by_seq[i] for i in range(len(solutions))], lines[-1]
+    return [by_seq[i] for i in range(len(solutions))], done.to_json()
 
 
 @pytest.mark.parametrize(
@@ -247,7 +244,7 @@ def test_output_is_capped_keeping_head_and_tail(tmp_path: Path) -> None:
 def test_passing_output_is_not_kept(tmp_path: Path) -> None:
     (outcome,) = run_batch(tmp_path, ["print('hello'); result = 3"])
     assert outcome["status"] == "pass"
-    assert "output" not in outcome
+    assert outcome["output"] == ""
 
 
 def test_each_execution_gets_its_own_working_directory(tmp_path: Path) -> None:

@@ -419,7 +419,10 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
         Attack(
             "read-reference-from-own-memory",
             RAW_MEMORY
-            + "batch = [d for d in objects_of(dict) if 'solution' in d and 'problem' in d]\n"
+            # an execution's keys with string values: the protocol's declaration of them
+            # (a dict of its fields) is in every env-side process, and is not one
+            + "batch = [d for d in objects_of(dict) if isinstance(d.get('solution'), str)\n"
+            "         and isinstance(d.get('problem'), str)]\n"
             "mine = [d['problem'] for d in batch if 'read-reference-from-own' in d['solution']]\n"
             "exec([d['solution'] for d in batch if d.get('trusted') and d['problem'] == mine[0]][0])",
         ),

@@ -13,6 +13,7 @@ import stat
 import sys
 import tempfile
 import textwrap
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,13 @@ import pytest
 from harness.core.problem import MODEL_PREFIX, Problem, Solution
 from harness.core.results import CapturedWarning, Outcome, Part, Status
 from harness.envs.build import ENVSIDE, EnvInfo
+from harness.envside import protocol
 from harness.execute.runner import (
     ComboRun,
     Execution,
     RunOptions,
-    batch_payload,
     batches_root,
+    make_batch,
     pair,
 )
 
@@ -95,7 +97,7 @@ def test_pair(
     assert ids(pair(problems, solutions, repeat)) == expected
 
 
-def test_batch_payload_states_each_problem_once_and_trusts_no_model() -> None:
+def test_the_batch_states_each_problem_once_and_trusts_no_model() -> None:
     slow = problem("p/slow", timeout=300, requires=("numpy", "scipy"))
     executions = [
         Execution(P1, REF1),
@@ -103,29 +105,27 @@ def test_batch_payload_states_each_problem_once_and_trusts_no_model() -> None:
         Execution(P1, MODEL1, attempt=1),
         Execution(slow, Solution("p/slow", "idiom:old", "y")),
     ]
-    options = RunOptions(jobs=3, timeout=20, fresh_for=("torch",), hide=("/secret",))
-    payload = batch_payload(executions, options)
-    assert payload["problems"] == {
-        "p/1": {"context": CHECK_THREE, "requires": [], "library": "numpy"},
-        "p/slow": {"context": CHECK_THREE, "requires": ["numpy", "scipy"], "library": "numpy"},
+    options = RunOptions(
+        jobs=3, timeout=20, fresh_for=("torch",), hide=("/secret",), in_process=(("p/1", "x"),)
+    )
+    batch = make_batch(executions, options)
+    assert batch.problems == {
+        "p/1": protocol.ProblemSpec(CHECK_THREE, (), "numpy", in_process="x"),
+        "p/slow": protocol.ProblemSpec(CHECK_THREE, ("numpy", "scipy"), "numpy"),
     }
-    assert [
-        (x["problem"], x["source"], x["solution"], x["trusted"], x["timeout"])
-        for x in payload["executions"]
-    ] == [
-        ("p/1", "reference", "result = 3", True, 20),
-        ("p/1", "model:m", "result = 4", False, 20),
-        ("p/1", "model:m", "result = 4", False, 20),
-        ("p/slow", "idiom:old", "y", True, 300),  # the problem's own timeout wins
-    ]
-    assert {k: payload[k] for k in ("jobs", "timeout", "fresh_for", "hide", "isolation")} == {
-        "jobs": 3,
-        "timeout": 20,
-        "fresh_for": ["torch"],
-        "hide": ["/secret"],
-        "isolation": "zygote",
-    }
-    json.dumps(payload)  # the batch file is JSON
+    assert batch.executions == (
+        protocol.ExecutionSpec("p/1", "result = 3", trusted=True),
+        protocol.ExecutionSpec("p/1", "result = 4", trusted=False),
+        protocol.ExecutionSpec("p/1", "result = 4", trusted=False),
+        protocol.ExecutionSpec("p/slow", "y", trusted=True, timeout=300),
+    )
+    # the problem's own timeout wins; the others run under the batch's
+    assert [batch.timeout_of(e) for e in batch.executions] == [20, 20, 20, 300]
+    assert batch.options == protocol.Options(
+        jobs=3, timeout=20, memory_mb=6144, fresh_for=("torch",), hide=("/secret",)
+    )
+    # the batch file is JSON, and the env side reads back what the host wrote
+    assert protocol.read_batch(json.dumps(batch.to_json())) == batch
 
 
 @pytest.mark.parametrize(
@@ -135,10 +135,20 @@ def test_batch_payload_states_each_problem_once_and_trusts_no_model() -> None:
 def test_measuring_the_allowlist_always_runs_the_guard(
     guard: bool, record: bool, expected: bool
 ) -> None:
-    payload = batch_payload([], RunOptions(guard=guard, record_transport=record))
-    assert payload["guard"] is expected
-    assert payload["record_transport"] is record
-    assert payload["problems"] == {} and payload["executions"] == []
+    batch = make_batch([], RunOptions(guard=guard, record_transport=record))
+    assert batch.options.guard is expected
+    assert batch.options.record_transport is record
+    assert batch.problems == {} and batch.executions == ()
+
+
+def test_a_runs_defaults_are_the_batchs_where_they_are_not_the_hosts_own() -> None:
+    batch, run = protocol.Options(), RunOptions()
+    host_own = {"jobs", "memory_mb"}  # all cores, and a memory cap
+    shared = {f.name for f in fields(protocol.Options)} - host_own
+    assert {name: getattr(run, name) for name in shared} == {
+        name: getattr(batch, name) for name in shared
+    }
+    assert (batch.jobs, batch.memory_mb) == (1, None)
 
 
 def test_batches_root_belongs_to_this_user_alone() -> None:
@@ -224,11 +234,14 @@ def run(
     return written, seen, combo
 
 
+DONE = protocol.done_line(
+    protocol.Done(protocol.PROTOCOL, isolation="zygote", sandbox="on")
+).strip()
+
+
 def test_protocol_lines_become_outcomes_as_they_arrive(fake: FakeEnv) -> None:
     fake.play(
         [
-            "a line that is not JSON",
-            "[1, 2]",
             line(
                 1,
                 status="fail",
@@ -239,23 +252,23 @@ def test_protocol_lines_become_outcomes_as_they_arrive(fake: FakeEnv) -> None:
                 traceback="Traceback ...",
                 output="printed",
                 note="ran apart from its check",
-                parts=[{"name": "t1", "status": "pass"}, "not a part", {"name": "t2"}],
+                parts=[{"name": "t1", "status": "pass"}, {"name": "t2", "status": "error"}],
                 transport={"numpy.ndarray": 1},
             ),
             line(1, status="pass"),  # a second report of one execution is ignored
             line(7, status="pass"),  # so is a report of no execution of the batch
-            line(0, status="no-such-status"),
-            json.dumps({"done": True, "protocol": 1, "workers": 1}),
+            line(0, status="timeout"),
+            DONE,
         ]
     )
     written, seen, combo = run(fake.info, seqs=[10, 11, 12])
     assert written == seen
     assert [(o.seq, o.source, o.status) for o in written] == [
         (11, "model:m", Status.FAIL),
-        (10, "reference", Status.CRASH),  # a status the host does not know is a crash
+        (10, "reference", Status.TIMEOUT),
         (12, "reference", Status.CRASH),  # never reported
     ]
-    fail, unknown, missing = written
+    fail, timeout, missing = written
     assert fail == Outcome(
         run_id="r1",
         combo="new",
@@ -273,13 +286,80 @@ def test_protocol_lines_become_outcomes_as_they_arrive(fake: FakeEnv) -> None:
         traceback="Traceback ...",
         output="printed",
         note="ran apart from its check",
-        parts=(Part("t1", "pass"), Part("t2", "")),
+        parts=(Part("t1", "pass"), Part("t2", "error")),
         transport={"numpy.ndarray": 1},
     )
-    assert (unknown.exc_type, unknown.message, unknown.duration_s) == (None, "", 0.0)
+    assert (timeout.exc_type, timeout.message, timeout.duration_s) == (None, "", 0.0)
     assert (missing.problem_id, missing.attempt) == ("p/2", 1)
     assert missing.message == "the env-side runner exited with status 0 before running this"
-    assert combo.executor == {"protocol": 1, "workers": 1}
+    assert combo.executor == {k: v for k, v in json.loads(DONE).items() if k != "done"}
+
+
+BROKEN = "the env-side runner broke the protocol: "
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("a line that is not JSON", "a line that is not JSON: 'a line that is not JSON'"),
+        ("[1, 2]", "outcome line: expected an object, got [1, 2]"),
+        (
+            line(0, status="no-such-status"),
+            (
+                "outcome line: outcome.status: expected one of"
+                " pass, fail, error, timeout, crash, skipped, env_error, got 'no-such-status'"
+            ),
+        ),
+        (line(0, status="pass", workers=1), "outcome line: outcome: unknown key 'workers'"),
+        (
+            line(0, status="pass", transport=["not", "a", "mapping"]),
+            "outcome line: outcome.transport: expected an object, got ['not', 'a', 'mapping']",
+        ),
+        (
+            line(0, status="pass", parts=[{"name": "t"}]),
+            "outcome line: outcome.parts[0]: missing key 'status'",
+        ),
+        (
+            json.dumps({"seq": -1, "outcome": {"status": "pass"}}),
+            "outcome line: seq: expected a whole number, got -1",
+        ),
+        (
+            json.dumps({"done": True, "protocol": protocol.PROTOCOL, "workers": 1}),
+            "done line: unknown key 'workers'",
+        ),
+        (
+            json.dumps({"done": True, "protocol": 1, "isolation": "zygote"}),
+            (
+                "done line: protocol: the env side speaks protocol 1, this host protocol"
+                f" {protocol.PROTOCOL} (they come from different versions of the harness)"
+            ),
+        ),
+    ],
+)
+def test_a_line_the_host_cannot_read_makes_the_rest_env_errors(
+    fake: FakeEnv, bad: str, message: str
+) -> None:
+    # never read into something it may not mean: what was not reported by then is an
+    # env error that names the key, not a crash
+    fake.play([line(2, status="pass"), bad, line(1, status="pass"), DONE])
+    written, _, _ = run(fake.info)
+    assert [(o.seq, o.status) for o in written] == [
+        (2, Status.PASS),
+        (1, Status.PASS),
+        (0, Status.ENV_ERROR),
+    ]
+    assert written[-1].message == BROKEN + message
+
+
+def test_a_refused_batch_is_env_errors_with_the_reason(fake: FakeEnv) -> None:
+    refused = protocol.Done(protocol.PROTOCOL, refused="batch: unknown key 'limits'")
+    fake.play([protocol.done_line(refused).strip()], exit_code=2)
+    written, _, combo = run(fake.info)
+    assert {(o.status, o.message) for o in written} == {
+        (Status.ENV_ERROR, "the env-side runner refused the batch: batch: unknown key 'limits'")
+    }
+    assert len(written) == 3
+    assert combo.executor == {}
 
 
 def test_a_runner_that_dies_leaves_crashes_with_its_last_words(fake: FakeEnv) -> None:
@@ -297,12 +377,6 @@ def test_a_runner_that_dies_leaves_crashes_with_its_last_words(fake: FakeEnv) ->
     assert combo.executor == {}
 
 
-def test_a_malformed_transport_is_dropped(fake: FakeEnv) -> None:
-    fake.play([line(0, status="pass", transport=["not", "a", "mapping"])])
-    written, _, _ = run(fake.info, EXECUTIONS[:1])
-    assert written[0].transport == {}
-
-
 def test_the_batch_file_and_the_process(fake: FakeEnv) -> None:
     fake.play([line(i, status="pass") for i in range(3)])
     options = RunOptions(jobs=1, env=(("HARNESS_TEST_VAR", "seaborn-data"),), hide=("/x",))
@@ -314,10 +388,10 @@ def test_the_batch_file_and_the_process(fake: FakeEnv) -> None:
     batch_file = Path(seen["batch"])
     assert batch_file.parent.parent == batches_root()
     assert not batch_file.parent.exists()  # removed once the runner is done
-    batch = fake.seen("batch")
+    batch = protocol.read_batch(json.dumps(fake.seen("batch")))
     # every batch directory is hidden from executions, this run's and any other's
-    assert batch["hide"] == ["/x", str(batches_root())]
-    assert [x["source"] for x in batch["executions"]] == ["reference", "model:m", "reference"]
+    assert batch.options.hide == ("/x", str(batches_root()))
+    assert [x.trusted for x in batch.executions] == [True, False, True]
 
 
 def test_a_combo_without_an_env_records_env_errors_without_running(tmp_path: Path) -> None:
@@ -367,4 +441,4 @@ def test_the_real_env_side_grades_references_and_model_answers(tmp_path: Path) -
     }
     assert sorted(o.seq for o in written) == [0, 1, 2, 3]
     assert all(o.versions == {"numpy": "0"} and o.duration_s > 0 for o in written)
-    assert combo.executor["protocol"] == 1
+    assert combo.executor["protocol"] == protocol.PROTOCOL

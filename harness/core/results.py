@@ -14,6 +14,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from harness.envside import protocol
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
     from pathlib import Path
@@ -23,13 +25,16 @@ SCHEMA_VERSION = 1
 
 
 class Status(str, enum.Enum):
-    PASS = "pass"
-    FAIL = "fail"  # the checks ran and found a wrong result (AssertionError)
-    ERROR = "error"  # an exception other than a failed check
-    TIMEOUT = "timeout"  # killed at the time limit
-    CRASH = "crash"  # the process died without reporting (signal, os._exit, memory cap)
-    SKIPPED = "skipped"  # not applicable here, e.g. the problem's library is not in the combo
-    ENV_ERROR = "env_error"  # the combo's environment could not be built
+    """How an execution ended: the statuses the protocol declares (what each means is
+    said there), one member each."""
+
+    PASS = protocol.PASS
+    FAIL = protocol.FAIL
+    ERROR = protocol.ERROR
+    TIMEOUT = protocol.TIMEOUT
+    CRASH = protocol.CRASH
+    SKIPPED = protocol.SKIPPED
+    ENV_ERROR = protocol.ENV_ERROR
 
     def __str__(self) -> str:
         return self.value
@@ -56,7 +61,7 @@ class Part:
     CIBench session. The execution's status is the verdict over all of them."""
 
     name: str
-    status: str  # pass | fail | error | skipped
+    status: str  # one of protocol.PART_STATUSES
     message: str = ""
     exc_type: str = ""  # of a failed or erroring part: "AssertionError", "urllib.error.URLError"
 

@@ -8,8 +8,12 @@ nothing from the host side (``tests/test_layout.py`` checks both).
 
     __main__   bootstrap: load this package, hand over to ``entry``
     entry      the protocol's commands: run, floor, probe, exec
-    protocol   what crosses the process boundary: constants, outcome records
-    scheduler  zygotes, one forked (or fresh) process per execution, time limits
+    protocol   what crosses the process boundary, declared once: the batch file, the
+               outcome and done lines, the statuses, the formats' helper names
+    scheduler  a batch into library groups, a zygote per group, what the run did
+    pool       the workers that run a group's executions, one at a time each
+    supervisor one execution's process: forked or fresh, watched, timed, its outcome
+    processes  how the env side forks (children die with us, hold nothing of ours)
     execution  one program in one process: warnings, the verdict, the report
     sandbox    namespaces, read-only mounts, cgroups, resource limits
     guard      untrusted solutions run in a child apart from their checks

@@ -5,7 +5,6 @@
     __main__.py probe MODULE...    what the environment imports (one JSON line)
     __main__.py exec FD PARENT     one execution in a fresh interpreter (internal)
     __main__.py solution FD CONFIG an untrusted solution's process, for the guard (internal)
-    __main__.py allowlist FILE     check an allowlist file as the guard reads it
 
 Standard output belongs to the protocol; anything else printed goes to stderr.
 """
@@ -15,14 +14,24 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import TextIO
 
 from . import sandbox
-from .allowlist import Allowlist
 from .execution import fresh_child_main
 from .floor import floor
 from .probe import probe_modules
-from .protocol import LAUNCHER, PROTOCOL, Json
-from .scheduler import Scheduler, child_environment, in_child_environment
+from .processes import child_environment, in_child_environment
+from .protocol import (
+    LAUNCHER,
+    PROTOCOL,
+    Done,
+    ProtocolError,
+    Record,
+    done_line,
+    outcome_line,
+    read_batch,
+)
+from .scheduler import Scheduler
 
 
 def main(argv: list[str]) -> int:
@@ -50,37 +59,38 @@ def main(argv: list[str]) -> int:
     protocol = os.fdopen(protocol_fd, "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     if command in ("run", "floor"):
-        with open(argv[2], encoding="utf-8") as fh:
-            batch = json.load(fh)
-        batch["path"] = argv[2]
-
-        def emit(index: int, outcome: Json) -> None:
-            protocol.write(json.dumps({"seq": index, "outcome": outcome}) + "\n")
-
-        if command == "floor":
-            floor(batch, emit)
-            protocol.write(json.dumps({"done": True, "protocol": PROTOCOL}) + "\n")
-            return 0
-        scheduler = Scheduler(batch, emit, protocol_fd)
-        scheduler.run()
-        protocol.write(json.dumps({"done": True, "protocol": PROTOCOL, **scheduler.info()}) + "\n")
-        return 0
+        return run(command, argv[2], protocol)
     if command == "probe":
         protocol.write(json.dumps(probe_modules(argv[2:])) + "\n")
         return 0
-    if command == "allowlist":
-        try:
-            with open(argv[2], encoding="utf-8") as fh:
-                checked = Allowlist.parse(fh.read(), argv[2])
-        except (OSError, ValueError) as exc:
-            sys.stderr.write("%s\n" % exc)
-            return 2
-        protocol.write(
-            json.dumps({"globals": len(checked.entries), "events": len(checked.events)}) + "\n"
-        )
-        return 0
-    sys.stderr.write(
-        "usage: __main__.py run|floor BATCH.json | probe MODULE... | exec FD PARENT"
-        " | allowlist FILE\n"
-    )
+    sys.stderr.write("usage: __main__.py run|floor BATCH.json | probe MODULE... | exec FD PARENT\n")
     return 2
+
+
+def run(command: str, path: str, protocol: TextIO) -> int:
+    """``run`` or ``floor`` a batch file: its outcome lines, then the done line (which
+    says why the batch was refused, if it was: then nothing ran)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            batch = read_batch(fh.read())
+    except OSError as exc:
+        refused = "batch: %s" % exc
+    except ProtocolError as exc:
+        refused = str(exc)
+    else:
+        refused = ""
+    if refused:
+        protocol.write(done_line(Done(PROTOCOL, refused=refused)))
+        return 2
+
+    def emit(index: int, record: Record) -> None:
+        protocol.write(outcome_line(index, record))
+
+    if command == "floor":
+        floor(batch, emit)
+        protocol.write(done_line(Done(PROTOCOL, isolation="floor")))
+        return 0
+    scheduler = Scheduler(batch, emit, protocol.fileno(), batch_file=path)
+    scheduler.run()
+    protocol.write(done_line(scheduler.done()))
+    return 0

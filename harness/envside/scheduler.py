@@ -4,174 +4,97 @@ In zygote mode the executions are grouped by their problem's library and by whic
 ``APART`` libraries they need; each group gets a zygote of its own that preloads what that
 group's problems import and forks one child per execution. In fresh mode (or for libraries
 that do not survive a fork) each execution gets a brand-new interpreter. Either way every
-execution has its own process group, working directory, time limit and sandbox.
+execution has its own process group, working directory, time limit and sandbox: the
+worker pool (``pool``) runs them, each worker one at a time (``supervisor``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import json
 import os
-import selectors
 import shutil
-import signal
-import struct
-import subprocess
 import sys
 import tempfile
-import time
-from typing import Callable
+from typing import List, Tuple
 
 from . import admission, resident, sandbox
 from .allowlist import shipped_allowlist
-from .execution import execute, prepare, report, reset_after_fork
-from .protocol import LAUNCHER, Json, describe_exit, exit_code, outcome
+from .pool import WORK, Reports, cgroup_name, drain
+from .processes import child_environment, fork, reap_strays
+from .protocol import (
+    CRASH,
+    PROTOCOL,
+    SKIPPED,
+    Batch,
+    Done,
+    ExecutionSpec,
+    Json,
+    OutcomeLine,
+    ProblemSpec,
+    Record,
+    Zygote,
+    describe_exit,
+    exit_code,
+    outcome_line,
+)
+from .supervisor import Emit, Supervisor
 from .wire import read_exactly
 from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
-
-_KILL_GRACE = 0.5  # seconds to wait for pipes to close after the process has gone
-
-
-class _Child:
-    """One execution's process, forked from the zygote or a fresh interpreter."""
-
-    def __init__(
-        self,
-        index: int,
-        pid: int,
-        output_fd: int,
-        result_fd: int,
-        workdir: str,
-        timeout: float,
-        popen: subprocess.Popen[bytes] | None = None,
-    ) -> None:
-        self.index = index
-        self.pid = pid
-        self.popen = popen
-        self.fds = {"output": output_fd, "result": result_fd}
-        self.workdir = workdir
-        self.start = time.monotonic()
-        self.deadline = self.start + timeout
-        self.result = bytearray()
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.output_bytes = 0
-        self.timed_out = False
-        self.exited_at: float | None = None
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            if self.popen is not None:
-                self.returncode = self.popen.poll()
-            else:
-                with contextlib.suppress(ChildProcessError):
-                    done, status = os.waitpid(self.pid, os.WNOHANG)
-                    if done:
-                        self.returncode = exit_code(status)
-        return self.returncode
-
-    def wait(self) -> int:
-        if self.returncode is None:
-            if self.popen is not None:
-                self.returncode = self.popen.wait()
-            else:
-                _, status = os.waitpid(self.pid, 0)
-                self.returncode = exit_code(status)
-        return self.returncode
-
-    def kill_group(self) -> None:
-        # Each child leads its own session and process group: this reaches
-        # everything it started that did not escape into a session of its own.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
-
-
-def _children() -> list[int]:
-    """Our child processes, from /proc (Linux); [] where that cannot be read."""
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir("/proc/self/task"):
-            with contextlib.suppress(OSError), open("/proc/self/task/%s/children" % task) as fh:
-                found.extend(int(p) for p in fh.read().split())
-    return found
-
 
 # Libraries that never share a zygote: each carries native runtimes (LLVM, protobuf,
 # thread pools) that clash when both are loaded into one process, which a fresh
 # interpreter running one problem would never do.
 APART = ("tensorflow", "torch")
+# Processes and threads an execution may have at once (a fork bomb stops there).
+MAX_TASKS = 1024
+_ZYGOTE = "zygote"  # a line of a zygote's relay: what it holds (the others are outcomes)
+
+Queue = List[Tuple[int, ExecutionSpec]]  # executions by their index in the batch
 
 
 class Scheduler:
-    """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends.
+    """Runs a batch's executions and emits each outcome as it ends (the module says how).
 
-    In zygote mode the executions are grouped by their problem's library and by which of
-    the ``APART`` libraries they need; each group gets a zygote of its own that preloads
-    what that group's problems import and forks one child per execution.
+    It forks its zygotes and workers, which go on with a copy of it: what it holds is
+    the process's own (its protocol descriptor, for one).
     """
 
     def __init__(
-        self, batch: Json, emit: Callable[[int, Json], None], protocol_fd: int = -1
+        self, batch: Batch, emit: Emit, protocol_fd: int = -1, batch_file: str = ""
     ) -> None:
         self.batch = batch
+        self.options = batch.options
         self.emit = emit
         self.protocol_fd = protocol_fd
-        self.jobs = max(1, int(batch.get("jobs", 1)))
-        self.output_limit = int(batch.get("output_limit", 65536))
-        self.memory_mb = batch.get("memory_mb")
-        self.isolation = batch.get("isolation", "zygote")
-        self.selector = selectors.DefaultSelector()
-        self.running: dict[int, _Child] = {}
         self.env = child_environment()
         self.fresh_only: dict[str, str] = {}  # top-level module → why it is not forked
         self.preloaded: list[str] = []
         self.preload_failures: dict[str, str] = {}
-        self.zygotes: list[Json] = []  # what each group's zygote reported
-        self.worker_cgroups: list[str] = []  # this worker's, in a worker
-        # Untrusted solutions run apart from their checks (the guard), and every execution
-        # in the sandbox, when this machine allows it (the reason it does not, otherwise).
-        self.guard = bool(batch.get("guard", True))
-        self.limits = batch.get("limits") or {}
+        self.zygotes: list[Zygote] = []  # what each group's zygote reported
         # what no execution may read: the batch (it holds every solution) and what the
         # host names (the problems, with their references; the results)
-        self.hide = list(batch.get("hide", [])) + (
-            [os.path.dirname(os.path.abspath(batch["path"]))] if batch.get("path") else []
+        self.hide = list(self.options.hide) + (
+            [os.path.dirname(os.path.abspath(batch_file))] if batch_file else []
         )
-        self.sandbox_reason: str | None = "not probed"
-        if batch.get("sandbox", True):
-            probe_dir = tempfile.mkdtemp(prefix="harness-probe-")
-            try:
-                self.sandbox_reason = sandbox.probe(probe_dir)
-            finally:
-                shutil.rmtree(probe_dir, ignore_errors=True)
-        else:
-            self.sandbox_reason = "switched off"
+        # Untrusted solutions run apart from their checks (the guard), and every execution
+        # in the sandbox, when this machine allows it (the reason it does not, otherwise).
+        self.sandbox_reason = _probe_sandbox() if self.options.sandbox else "switched off"
         sandbox.set_subreaper()
         sandbox.sweep_cgroups()
         sandbox.warm()  # what the guard's children look up, looked up once here
-        # A cap on processes and threads per execution: a pids cgroup where we may make
-        # one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC.
-        self.max_tasks = int(self.limits.get("tasks", 1024))
-        self.task_cap = "rlimit" if self.sandbox_reason is None else "none"
-        if self.sandbox_reason is None:
-            trial = sandbox.execution_cgroups("harness-probe-%d" % os.getpid(), 8)
-            for cgroup in trial:
-                sandbox.release_cgroup(cgroup)
-            if trial:
-                self.task_cap = "cgroup"
+        self.task_cap = _task_cap(self.sandbox_reason)
 
     # -- setup ----------------------------------------------------------------------
-    def prepare_zygote(self, queue: list[tuple[int, Json]]) -> None:
+    def prepare_zygote(self, queue: Queue) -> None:
         """Import what the queued problems import, then check each heavy library forks."""
         wanted: list[str] = []
-        for problem_id in dict.fromkeys(spec["problem"] for _, spec in queue):
-            wanted.extend(imports_in(self.batch["problems"][problem_id]["context"]))
+        for problem_id in dict.fromkeys(spec.problem for _, spec in queue):
+            wanted.extend(imports_in(self.batch.problems[problem_id].context))
         for _, spec in queue:
-            if spec.get("trusted"):
-                wanted.extend(imports_in(spec["solution"]))
-        configured = set(self.batch.get("fresh_for", []))
+            if spec.trusted:
+                wanted.extend(imports_in(spec.solution))
+        configured = set(self.options.fresh_for)
         for module in configured:
             self.fresh_only[module] = "configured to run in a fresh interpreter"
         wanted = [m for m in dict.fromkeys(wanted) if m.split(".")[0] not in configured]
@@ -182,9 +105,9 @@ class Scheduler:
         self.preloaded, self.preload_failures = preload(wanted)
         warm_reseeding()
         warm_pyplot()
-        if self.guard and self._guards_any(queue):
+        if self.options.guard and self._guards_any(queue):
             # what checking returned values needs, looked up once for every child
-            admission.warm(shipped_allowlist(self.batch.get("allowlist_extra", "")))
+            admission.warm(shipped_allowlist(self.options.allowlist_extra))
         for library in FORK_PROBES:
             if library in sys.modules and library not in self.fresh_only:
                 reason = fork_probe(library)
@@ -196,499 +119,205 @@ class Scheduler:
         if hasattr(gc, "freeze"):
             gc.freeze()
 
-    def _guards_any(self, queue: list[tuple[int, Json]]) -> bool:
+    def _guards_any(self, queue: Queue) -> bool:
         """Whether any of ``queue`` runs its solution through the guard: an untrusted one,
         or any at all when the run records what the guard admits (references too)."""
-        if self.batch.get("record_transport"):
+        if self.options.record_transport:
             return bool(queue)
-        return any(not spec.get("trusted") for _, spec in queue)
+        return any(not spec.trusted for _, spec in queue)
 
-    def info(self) -> Json:
-        """What the run did, for the record: per zygote, and merged."""
-        merged: Json = {"preloaded": [], "fresh_only": {}, "preload_failures": {}}
+    def done(self) -> Done:
+        """The done line: what the run did, for the record, per zygote and merged."""
+        preloaded: list[str] = []
+        fresh_only: dict[str, str] = {}
+        failures: dict[str, str] = {}
         for zygote in self.zygotes:
-            merged["preloaded"] += [m for m in zygote["preloaded"] if m not in merged["preloaded"]]
-            merged["fresh_only"].update(zygote["fresh_only"])
-            merged["preload_failures"].update(zygote["preload_failures"])
-        return {
-            "isolation": self.isolation,
-            "sandbox": self.sandbox_reason or "on",
-            "task_cap": self.task_cap,
-            "guard": self.guard,
-            "zygotes": self.zygotes,
-            **merged,
-        }
+            preloaded += [m for m in zygote.preloaded if m not in preloaded]
+            fresh_only.update(zygote.fresh_only)
+            failures.update(zygote.preload_failures)
+        return Done(
+            PROTOCOL,
+            isolation=self.options.isolation,
+            sandbox=self.sandbox_reason or "on",
+            task_cap=self.task_cap,
+            guard=self.options.guard,
+            zygotes=tuple(self.zygotes),
+            preloaded=tuple(preloaded),
+            fresh_only=fresh_only,
+            preload_failures=failures,
+        )
 
     # -- main loop --------------------------------------------------------------------
     def run(self) -> None:
-        problems = self.batch["problems"]
-        queue = []
+        queue: Queue = []
         missing_cache: dict[str, bool] = {}
-        for index, spec in enumerate(self.batch["executions"]):
-            problem = problems[spec["problem"]]
-            missing = [m for m in problem.get("requires", []) if not _importable(m, missing_cache)]
+        for index, spec in enumerate(self.batch.executions):
+            problem = self.batch.problems[spec.problem]
+            missing = [m for m in problem.requires if not _importable(m, missing_cache)]
             if missing:
                 message = "needs %s, not installed in this environment" % ", ".join(missing)
-                self.emit(index, outcome("skipped", message=message))
+                self.emit(index, Record(SKIPPED, message=message))
             else:
                 queue.append((index, spec))
-        if self.isolation != "zygote":
-            self._drain(queue)
+        if self.options.isolation != "zygote":
+            self._drain(queue, self.emit)
             return
-        groups: dict[tuple[tuple[str, ...], str], list[tuple[int, Json]]] = {}
+        groups: dict[tuple[tuple[str, ...], str], Queue] = {}
         for index, spec in queue:
-            problem = problems[spec["problem"]]
-            apart = tuple(m for m in APART if m in problem.get("requires", []))
+            problem = self.batch.problems[spec.problem]
+            apart = tuple(m for m in APART if m in problem.requires)
             # and by the problem's library: a zygote holds only what its problems import,
             # so each fork (of an execution, and of a guarded solution) copies less
-            groups.setdefault((apart, problem.get("library", "")), []).append((index, spec))
+            groups.setdefault((apart, problem.library), []).append((index, spec))
         for (apart, library), items in groups.items():
             self._run_zygote(apart, library, items)
 
-    def _drain(self, queue: list[tuple[int, Json]]) -> None:
-        """Run ``queue`` to the end on ``jobs`` workers, one execution at a time each.
+    def _drain(self, queue: Queue, emit: Emit) -> None:
+        drain([index for index, _ in queue], self.options.jobs, self._serve, emit)
 
-        Each worker is a fork of this process that lives in a pids and a cpu cgroup of its
-        own (where the machine lets us make them), so that the executions it forks are
-        born in them: moving a process between cgroups costs the kernel an RCU grace
-        period (up to ~10 ms, during which every fork on the machine waits), and a
-        cgroup made and removed per execution paid that twice for every execution.
-
-        Workers take execution numbers from one pipe (4 bytes each: a pipe never splits so
-        small a write) and report on pipes of their own. A worker that dies (an execution
-        killed it) is replaced while work remains; what it was running is a crash.
-        """
-        if not queue:
-            return
-        pool = _Pool(self, min(self.jobs, len(queue)))
-        feed = b"".join(struct.pack("<I", index) for index, _ in queue)
-        selector = selectors.DefaultSelector()
-        os.set_blocking(pool.work_w, False)
-        selector.register(pool.work_w, selectors.EVENT_WRITE, None)
-        for slot in range(pool.size):
-            selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
-        while pool.alive:
-            for key, _ in selector.select():
-                if key.data is None:
-                    try:
-                        written = os.write(pool.work_w, feed[:4096])
-                    except BlockingIOError:
-                        continue
-                    feed = feed[written:]
-                    if not feed:
-                        selector.unregister(pool.work_w)
-                        pool.close_feed()
-                    continue
-                slot = key.data
-                for event in pool.read(slot):
-                    if "started" in event:
-                        pool.running[slot] = event["started"]
-                    else:
-                        pool.running[slot] = None
-                        self.emit(event["seq"], event["outcome"])
-                if pool.ended(slot):
-                    selector.unregister(key.fd)
-                    lost = pool.running.pop(slot, None)
-                    if lost is not None:
-                        reason = "the worker running this execution died before reporting it"
-                        self.emit(lost, outcome("crash", message=reason))
-                    if feed or pool.work_left():
-                        selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
-        pool.close()
-
-    def _work(self, slot: int, work_r: int, out_w: int) -> None:
+    def _serve(self, slot: int, work_r: int, reports: Reports) -> None:
         """A worker: take the next execution, run it, report it; until the work runs out."""
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
         if self.task_cap == "cgroup":
             # the worker itself is one task of its cgroup
-            cgroups = sandbox.execution_cgroups(
-                "harness-%d-slot%d-%d" % (os.getppid(), slot, os.getpid()), self.max_tasks + 1
-            )
+            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 1)
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
-        self.worker_cgroups = cgroups  # a guarded solution's process joins them too
-        out = os.fdopen(out_w, "w", buffering=1, encoding="utf-8")
-
-        def report(index: int, record: Json) -> None:
-            out.write(json.dumps({"seq": index, "outcome": record}) + "\n")
-
-        self.emit = report
-        # a selector of its own: the one it inherited is shared with every other worker
-        self.selector = selectors.DefaultSelector()
-        by_index = dict(enumerate(self.batch["executions"]))
+        supervisor = Supervisor(
+            reports.outcome,
+            self.options.output_limit,
+            self.env,
+            close=[work_r],
+            cover=[self.protocol_fd, reports.fd],
+        )
         while True:
-            number = read_exactly(lambda size: os.read(work_r, size), 4)
+            number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
             if number is None:
                 break
-            index = struct.unpack("<I", number)[0]
-            out.write(json.dumps({"started": index}) + "\n")
-            self._start(index, by_index[index])
-            while self.running:
-                self._wait()
+            index = WORK.unpack(number)[0]
+            reports.started(index)
+            spec = self.batch.executions[index]
+            problem = self.batch.problems[spec.problem]
+            timeout = self.batch.timeout_of(spec)
+            payload = self._payload(spec, problem, timeout, cgroups)
+            supervisor.run(index, payload, timeout, fresh=self._fresh_for(problem))
             # nothing of this execution may run on beside the next one
             for cgroup in cgroups:
                 sandbox.empty_cgroup(cgroup, keep=os.getpid())
-            self._reap_strays()
-        out.flush()
+            reap_strays()
 
-    def _run_zygote(
-        self, group: tuple[str, ...], library: str, items: list[tuple[int, Json]]
-    ) -> None:
+    def _run_zygote(self, group: tuple[str, ...], library: str, items: Queue) -> None:
         """Fork a zygote for one group, relay what it reports, account for what it does not."""
         read_fd, write_fd = os.pipe()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the zygote
-            try:
-                sandbox.die_with_parent(parent)
-                os.close(read_fd)
-                with contextlib.suppress(OSError):
-                    os.close(self.protocol_fd)
-                self.protocol_fd = write_fd  # executions must not inherit it either
-                # what executions leave behind becomes ours, to be reaped (the attribute
-                # is not inherited across fork)
-                sandbox.set_subreaper()
-                out = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8")
 
-                def relay(index: int, record: Json) -> None:
-                    out.write(json.dumps({"seq": index, "outcome": record}) + "\n")
+        def zygote() -> None:  # pragma: no cover - runs in the zygote
+            self.protocol_fd = write_fd  # executions must not hold it either
+            self._zygote(write_fd, group, library, items)
 
-                self.emit = relay
-                self.prepare_zygote(items)
-                if self.guard and self.isolation == "zygote" and self._guards_any(items):
-                    # the guarded solutions' processes: forked by a template that imported
-                    # what this zygote did, and never held the batch (resident.TEMPLATE)
-                    resident.start_template(
-                        [m for m in self.preloaded if m.split(".")[0] not in self.fresh_only],
-                        {
-                            "sandboxed": self.sandbox_reason is None,
-                            "hide": self.hide,
-                            "memory_mb": self.memory_mb,
-                            "workdirs": os.path.realpath(tempfile.gettempdir()),
-                        },
-                    )
-                report = {
-                    "group": list(group),
-                    "library": library,
-                    "preloaded": self.preloaded,
-                    "fresh_only": self.fresh_only,
-                    "preload_failures": self.preload_failures,
-                }
-                out.write(json.dumps({"zygote": report}) + "\n")
-                self._drain(items)
-                out.flush()
-            finally:
-                os._exit(0)
+        pid = fork(zygote, close=[read_fd], cover=[self.protocol_fd])
         os.close(write_fd)
         pending = {index for index, _ in items}
         with os.fdopen(read_fd, encoding="utf-8") as lines:
             for line in lines:
                 try:
                     event = json.loads(line)
-                except ValueError:
+                    if isinstance(event, dict) and _ZYGOTE in event:
+                        self.zygotes.append(Zygote.from_json(event[_ZYGOTE], "zygote"))
+                        continue
+                    outcome = OutcomeLine.from_json(event, "zygote's outcome line")
+                except ValueError:  # a line cut short by the zygote's death
                     continue
-                if "zygote" in event:
-                    self.zygotes.append(event["zygote"])
-                elif event.get("seq") in pending:
-                    pending.discard(event["seq"])
-                    self.emit(event["seq"], event["outcome"])
+                if outcome.seq in pending:
+                    pending.discard(outcome.seq)
+                    self.emit(outcome.seq, outcome.outcome)
         _, status = os.waitpid(pid, 0)
         reason = "the zygote died (%s) before reporting this execution" % describe_exit(
             exit_code(status)
         )
         for index in sorted(pending):
-            self.emit(index, outcome("crash", message=reason))
+            self.emit(index, Record(CRASH, message=reason))
 
-    def _fresh_for(self, problem: Json) -> bool:
-        if self.isolation != "zygote":
+    def _zygote(self, write_fd: int, group: tuple[str, ...], library: str, items: Queue) -> None:
+        """In the zygote: preload, report what it holds, and run the group on its workers."""
+        # what executions leave behind becomes ours, to be reaped (the attribute is not
+        # inherited across fork)
+        sandbox.set_subreaper()
+        out = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8")
+        self.prepare_zygote(items)
+        if self.options.guard and self.options.isolation == "zygote" and self._guards_any(items):
+            # the guarded solutions' processes: forked by a template that imported
+            # what this zygote did, and never held the batch (resident.TEMPLATE)
+            resident.start_template(
+                [m for m in self.preloaded if m.split(".")[0] not in self.fresh_only],
+                {
+                    "sandboxed": self.sandbox_reason is None,
+                    "hide": self.hide,
+                    "memory_mb": self.options.memory_mb,
+                    "workdirs": os.path.realpath(tempfile.gettempdir()),
+                },
+            )
+        report = Zygote(
+            group=group,
+            library=library,
+            preloaded=tuple(self.preloaded),
+            fresh_only=self.fresh_only,
+            preload_failures=self.preload_failures,
+        )
+        out.write(json.dumps({_ZYGOTE: report.to_json()}) + "\n")
+
+        def relay(index: int, record: Record) -> None:
+            out.write(outcome_line(index, record))
+
+        self._drain(items, relay)
+        out.flush()
+
+    def _fresh_for(self, problem: ProblemSpec) -> bool:
+        if self.options.isolation != "zygote":
             return True
-        return any(m in self.fresh_only for m in problem.get("requires", []))
+        return any(m in self.fresh_only for m in problem.requires)
 
-    def _start(self, index: int, spec: Json) -> None:
-        problem = self.batch["problems"][spec["problem"]]
-        timeout = float(spec.get("timeout") or self.batch.get("timeout", 120))
-        payload = {
-            "context": problem["context"],
-            "solution": spec["solution"],
-            "memory_mb": self.memory_mb,
+    def _payload(
+        self, spec: ExecutionSpec, problem: ProblemSpec, timeout: float, cgroups: list[str]
+    ) -> Json:
+        """What the execution's process is told (``execution.execute`` reads it)."""
+        record_transport = self.options.record_transport
+        return {
+            "context": problem.context,
+            "solution": spec.solution,
+            "memory_mb": self.options.memory_mb,
             # measuring the allowlist, every solution goes through the guard (references
             # are still trusted to name what the zygote imports)
-            "untrusted": (not spec.get("trusted", False) and self.guard)
-            or bool(self.batch.get("record_transport")),
+            "untrusted": (not spec.trusted and self.options.guard) or record_transport,
             "sandboxed": self.sandbox_reason is None,
             "hide": self.hide,
-            "cgroups": self.worker_cgroups,
-            "limits": dict(
-                self.limits, tasks=self.max_tasks, task_cap=self.task_cap, timeout=timeout
-            ),
-            "allowlist_extra": self.batch.get("allowlist_extra", ""),
-            "record_transport": bool(self.batch.get("record_transport")),
+            "cgroups": cgroups,  # a guarded solution's process joins them too
+            "limits": {"tasks": MAX_TASKS, "task_cap": self.task_cap, "timeout": timeout},
+            "allowlist_extra": self.options.allowlist_extra,
+            "record_transport": record_transport,
             # graded beside the solution, decided by the run from the task's reference
-            "in_process": problem.get("in_process", ""),
+            "in_process": problem.in_process,
         }
-        # no "-" in the name, as in tempfile's own: tasks split their paths on it
-        workdir = tempfile.mkdtemp(prefix="harness_exec_")
-        if self._fresh_for(problem):
-            child = self._spawn_fresh(index, payload, workdir, timeout)
-        else:
-            child = self._fork(index, payload, workdir, timeout)
-        self.running[index] = child
-        for kind, fd in child.fds.items():
-            self.selector.register(fd, selectors.EVENT_READ, (child, kind))
-
-    def _spawn_fresh(self, index: int, payload: Json, workdir: str, timeout: float) -> _Child:
-        out_r, out_w = os.pipe()
-        result_r, result_w = os.pipe()
-        popen = subprocess.Popen(
-            [sys.executable, "-s", LAUNCHER, "exec", str(result_w), str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=out_w,
-            stderr=out_w,
-            cwd=workdir,
-            env=self.env,
-            pass_fds=(result_w,),
-            start_new_session=True,
-        )
-        os.close(out_w)
-        os.close(result_w)
-        assert popen.stdin is not None
-        try:
-            popen.stdin.write(json.dumps(payload).encode("utf-8"))
-            popen.stdin.close()
-        except OSError:
-            pass  # the child died at once; its exit is reported as a crash
-        return _Child(index, popen.pid, out_r, result_r, workdir, timeout, popen)
-
-    def _fork(self, index: int, payload: Json, workdir: str, timeout: float) -> _Child:
-        out_r, out_w = os.pipe()
-        result_r, result_w = os.pipe()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child
-            try:
-                sandbox.die_with_parent(parent)
-                os.setsid()
-                # Nothing the runner holds is the child's business: not the protocol,
-                # not the other executions' pipes.
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for fd in [out_r, result_r] + [
-                    f for c in self.running.values() for f in c.fds.values()
-                ]:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
-                # The protocol fd is owned by a file object (the zygote's relay): covered,
-                # not closed, or that object's finalizer would one day close whatever
-                # reused the number (the guard's pipe, say).
-                with contextlib.suppress(OSError):
-                    os.dup2(devnull, self.protocol_fd)
-                os.dup2(devnull, 0)
-                os.close(devnull)
-                os.dup2(out_w, 1)
-                os.dup2(out_w, 2)
-                os.chdir(workdir)
-                reset_after_fork()
-                prepare(payload, workdir, result_w)
-                report(result_w, execute(payload))
-            finally:
-                os._exit(70)
-        os.close(out_w)
-        os.close(result_w)
-        return _Child(index, pid, out_r, result_r, workdir, timeout)
-
-    def _wait(self) -> None:
-        now = time.monotonic()
-        wake = min(
-            [c.deadline for c in self.running.values()]
-            + [c.exited_at + _KILL_GRACE for c in self.running.values() if c.exited_at]
-        )
-        # A child whose pipes have closed is exiting: look again soon rather than sleep
-        # through the whole tick with nothing left to wake us (it added ~25 ms a child).
-        exiting = any(not c.fds and c.exited_at is None for c in self.running.values())
-        tick = 0.002 if exiting else 0.05
-        events = self.selector.select(timeout=max(0.0, min(wake - now, tick)))
-        for key, _ in events:
-            child, kind = key.data
-            try:
-                chunk = os.read(key.fd, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._close(child, kind)
-            elif kind == "result":
-                child.result.extend(chunk)
-            else:
-                self._keep_output(child, chunk)
-        self._reap_strays()
-        now = time.monotonic()
-        for child in list(self.running.values()):
-            if child.exited_at is None and child.poll() is not None:
-                child.exited_at = now
-            if child.exited_at is None and now >= child.deadline:
-                child.timed_out = True
-                child.kill_group()
-                child.exited_at = now
-            if child.exited_at is not None and (
-                not child.fds or now >= child.exited_at + _KILL_GRACE
-            ):
-                self._finish(child)
-
-    def _reap_strays(self) -> None:
-        """Kill what an execution left behind: we are a subreaper, so its orphans (even those
-        in sessions of their own) became our children. Only children we did not start."""
-        known = {c.pid for c in self.running.values()}
-        for pid in _children():
-            if pid not in known:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-                with contextlib.suppress(ChildProcessError, OSError):
-                    os.waitpid(pid, os.WNOHANG)
-
-    def _close(self, child: _Child, kind: str) -> None:
-        """Stop watching and close one of a child's pipes, exactly once."""
-        fd = child.fds.pop(kind, None)
-        if fd is not None:
-            self.selector.unregister(fd)
-            os.close(fd)
-
-    def _keep_output(self, child: _Child, chunk: bytes) -> None:
-        half = self.output_limit // 2
-        child.output_bytes += len(chunk)
-        if len(child.head) < half:
-            take = half - len(child.head)
-            child.head.extend(chunk[:take])
-            chunk = chunk[take:]
-        if chunk:
-            child.tail.extend(chunk)
-            del child.tail[: max(0, len(child.tail) - half)]
-
-    def _finish(self, child: _Child) -> None:
-        # Whatever the execution left behind in its process group goes with it.
-        child.kill_group()
-        child.wait()
-        for kind in list(child.fds):
-            self._close(child, kind)
-        del self.running[child.index]
-        shutil.rmtree(child.workdir, ignore_errors=True)
-        duration = time.monotonic() - child.start
-        if child.timed_out:
-            result = outcome(
-                "timeout", message="exceeded the time limit of %gs" % (child.deadline - child.start)
-            )
-        else:
-            result = _parse_result(bytes(child.result), child.wait())
-        result["duration_s"] = round(duration, 4)
-        if result["status"] != "pass":
-            output = bytes(child.head)
-            lost = child.output_bytes - len(child.head) - len(child.tail)
-            if lost > 0:
-                output += b"\n[... %d bytes not kept ...]\n" % lost
-            result["output"] = (output + bytes(child.tail)).decode("utf-8", "replace")
-        self.emit(child.index, result)
 
 
-class _Pool:
-    """The workers of one drain: their pids, their report pipes, the shared work pipe."""
-
-    def __init__(self, scheduler: Scheduler, size: int) -> None:
-        self.scheduler = scheduler
-        self.size = size
-        self.work_r, self.work_w = os.pipe()
-        self.pids: dict[int, int] = {}  # slot → pid
-        self.outputs: dict[int, int] = {}  # slot → read end of its reports
-        self.buffers: dict[int, bytes] = {}
-        self.running: dict[int, int | None] = {}  # slot → the execution it runs now
-        self.feed_open = True
-
-    @property
-    def alive(self) -> bool:
-        return bool(self.outputs)
-
-    def spawn(self, slot: int) -> int:
-        out_r, out_w = os.pipe()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the worker
-            try:
-                sandbox.die_with_parent(parent)
-                for fd in [out_r, *self.outputs.values()]:
-                    os.close(fd)
-                if self.feed_open:
-                    os.close(self.work_w)
-                self.scheduler._work(slot, self.work_r, out_w)  # noqa: SLF001
-            finally:
-                os._exit(0)
-        os.close(out_w)
-        self.pids[slot] = pid
-        self.outputs[slot] = out_r
-        self.buffers[slot] = b""
-        return out_r
-
-    def read(self, slot: int) -> list[Json]:
-        """The complete report lines the worker of ``slot`` has sent so far."""
-        chunk = os.read(self.outputs[slot], 1 << 16)
-        if not chunk:
-            os.close(self.outputs.pop(slot))
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pids.pop(slot), 0)
-            return []
-        lines = (self.buffers[slot] + chunk).split(b"\n")
-        self.buffers[slot] = lines.pop()
-        events = []
-        for line in lines:
-            with contextlib.suppress(ValueError):
-                events.append(json.loads(line.decode("utf-8")))
-        return events
-
-    def ended(self, slot: int) -> bool:
-        return slot not in self.outputs
-
-    def work_left(self) -> bool:
-        """Whether numbers wait in the work pipe, unread."""
-        import fcntl
-        import termios
-
-        try:
-            waiting = fcntl.ioctl(self.work_r, termios.FIONREAD, b"\0\0\0\0")
-        except OSError:
-            return False
-        return bool(struct.unpack("i", waiting)[0])
-
-    def close_feed(self) -> None:
-        os.close(self.work_w)
-        self.feed_open = False
-
-    def close(self) -> None:
-        if self.feed_open:
-            self.close_feed()
-        os.close(self.work_r)
-        deadline = time.monotonic() + 10
-        while (
-            sandbox.remove_cgroups("harness-%d-slot" % os.getpid()) and time.monotonic() < deadline
-        ):
-            time.sleep(0.05)
+def _probe_sandbox() -> str | None:
+    """None when executions can be sandboxed here, else why not."""
+    probe_dir = tempfile.mkdtemp(prefix="harness-probe-")
+    try:
+        return sandbox.probe(probe_dir)
+    finally:
+        shutil.rmtree(probe_dir, ignore_errors=True)
 
 
-def _parse_result(data: bytes, returncode: int) -> Json:
-    if data:
-        try:
-            result = json.loads(data.decode("utf-8"))
-        except ValueError:
-            result = None
-        if isinstance(result, dict) and result.get("status") in ("pass", "fail", "error"):
-            return result
-    if returncode < 0:
-        name = describe_exit(returncode).replace("killed by ", "")
-        return outcome("crash", exc_type=name, message="killed by %s" % name)
-    return outcome(
-        "crash", message="exited with status %d before reporting an outcome" % returncode
-    )
+def _task_cap(sandbox_reason: str | None) -> str:
+    """How an execution's processes and threads are capped: a pids cgroup where we may
+    make one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC in the sandbox."""
+    if sandbox_reason is not None:
+        return "none"
+    trial = sandbox.execution_cgroups("harness-probe-%d" % os.getpid(), 8)
+    for cgroup in trial:
+        sandbox.release_cgroup(cgroup)
+    return "cgroup" if trial else "rlimit"
 
 
 def _importable(module: str, cache: dict[str, bool]) -> bool:
@@ -700,28 +329,3 @@ def _importable(module: str, cache: dict[str, bool]) -> bool:
         except (ImportError, ValueError):
             cache[module] = False
     return cache[module]
-
-
-_ENVIRONMENT = {
-    "PYTHONHASHSEED": "0",  # set and dict order of strings repeat from run to run
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONIOENCODING": "utf-8",
-    "MPLBACKEND": "Agg",
-    "TF_CPP_MIN_LOG_LEVEL": "2",
-    # One thread per execution: results do not depend on the core count, and
-    # parallel executions do not fight over the same cores.
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-}
-
-
-def child_environment() -> dict[str, str]:
-    """The environment executions see: ours, minus anything that redirects Python."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(_ENVIRONMENT)
-    return env
-
-
-def in_child_environment() -> bool:
-    return all(os.environ.get(k) == v for k, v in _ENVIRONMENT.items())

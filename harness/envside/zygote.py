@@ -12,6 +12,7 @@ import time
 import warnings
 
 from .execution import reset_after_fork
+from .processes import fork
 from .protocol import describe_exit, exit_code, qualified
 
 _IMPORT_LINE = re.compile(
@@ -107,17 +108,16 @@ def warm_reseeding() -> None:
 
 def fork_probe(library: str) -> str | None:
     """None when ``library`` works in a forked child, else the reason it does not."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            reset_after_fork()
-            exec(FORK_PROBES[library], {})
-            os._exit(0)
-        except BaseException:
-            os._exit(1)
+
+    def probe() -> None:  # pragma: no cover - runs in the child
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        reset_after_fork()
+        exec(FORK_PROBES[library], {})
+        os._exit(0)
+
+    pid = fork(probe, status=1)
     deadline = time.monotonic() + _FORK_PROBE_TIMEOUT
     while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)

@@ -13,20 +13,23 @@ import os
 import subprocess
 import tempfile
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.problem import MODEL_PREFIX
 from harness.core.results import CapturedWarning, Outcome, Part, Status
 from harness.envs.build import ENVSIDE, EnvInfo
+from harness.envside import protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from harness.core.problem import Problem, Solution
 
 DEFAULT_MEMORY_MB = 6144
+# The batch's own defaults (``envside/protocol.py``), where a run's are the same.
+_BATCH = protocol.Options()
 
 
 class Sink(Protocol):
@@ -37,28 +40,23 @@ class Sink(Protocol):
 
 @dataclass(frozen=True)
 class RunOptions:
-    jobs: int = os.cpu_count() or 1
-    timeout: float = 120.0  # default per execution; a problem's own timeout wins
-    memory_mb: int | None = DEFAULT_MEMORY_MB
-    output_limit: int = 64 * 1024
-    # "zygote": fork each execution from a process that preloaded the libraries;
-    # "fresh": a new interpreter per execution, as DS-1000's own grader does.
-    isolation: str = "zygote"
-    fresh_for: tuple[str, ...] = ()  # top-level modules whose problems always run fresh
+    """How a run's executions run: the batch's options (``protocol.Options`` says what
+    each is), and the host's own (``repeat``, ``env``, admission)."""
+
+    jobs: int = os.cpu_count() or 1  # the batch's default is one
+    timeout: float = _BATCH.timeout  # default per execution; a problem's own timeout wins
+    memory_mb: int | None = DEFAULT_MEMORY_MB  # the batch's default is no cap
+    output_limit: int = _BATCH.output_limit
+    isolation: str = _BATCH.isolation  # "zygote" or "fresh" (DS-1000's own grader's way)
+    fresh_for: tuple[str, ...] = _BATCH.fresh_for
     repeat: int = 1  # runs of each execution per combo, to find flaky ones
     # extra environment for executions, e.g. SEABORN_DATA pointing at the dataset cache
     env: tuple[tuple[str, str], ...] = ()
-    # files and directories no execution may read (covered inside the sandbox)
-    hide: tuple[str, ...] = ()
-    # sandbox: namespaces, read-only filesystem, no network, caps on tasks (where the
-    # machine allows); guard: model answers run in a process apart from their checks
-    sandbox: bool = True
-    guard: bool = True
-    # the text of an allowlist file added to the shipped one (harness/envside/allowlist.txt)
-    allowlist_extra: str = ""
-    # measuring the allowlist: every solution, references too, goes through the guard, whose
-    # transport admits everything and records what it used (harness guard allowlist)
-    record_transport: bool = False
+    hide: tuple[str, ...] = _BATCH.hide
+    sandbox: bool = _BATCH.sandbox
+    guard: bool = _BATCH.guard
+    allowlist_extra: str = _BATCH.allowlist_extra  # added to harness/envside/allowlist.txt
+    record_transport: bool = _BATCH.record_transport  # harness guard allowlist
     # before model answers run in a combo, admit what the references' values use there
     # (harness/execute/admission.py): a release the shipped allowlist has not met refuses nothing
     measured_admission: bool = True
@@ -102,43 +100,45 @@ def batches_root() -> Path:
     return root
 
 
-def batch_payload(executions: Sequence[Execution], options: RunOptions) -> dict[str, Any]:
-    problems: dict[str, Any] = {}
+def make_batch(executions: Sequence[Execution], options: RunOptions) -> protocol.Batch:
+    """The batch file of ``executions``: each problem stated once, then the executions."""
+    problems: dict[str, protocol.ProblemSpec] = {}
     in_process = dict(options.in_process)
     for e in executions:
         if e.problem.id not in problems:
-            problems[e.problem.id] = {
-                "context": e.problem.code_context,
-                "requires": list(e.problem.requires),
-                "library": e.problem.library,
-            }
-            if e.problem.id in in_process:
-                problems[e.problem.id]["in_process"] = in_process[e.problem.id]
-    return {
-        "jobs": options.jobs,
-        "timeout": options.timeout,
-        "memory_mb": options.memory_mb,
-        "output_limit": options.output_limit,
-        "isolation": options.isolation,
-        "fresh_for": list(options.fresh_for),
-        "hide": list(options.hide),
-        "sandbox": options.sandbox,
-        "guard": options.guard or options.record_transport,
-        "allowlist_extra": options.allowlist_extra,
-        "record_transport": options.record_transport,
-        "problems": problems,
-        "executions": [
-            {
-                "problem": e.problem.id,
-                "source": e.solution.source,
-                "solution": e.solution.code,
+            problems[e.problem.id] = protocol.ProblemSpec(
+                context=e.problem.code_context,
+                requires=e.problem.requires,
+                library=e.problem.library,
+                in_process=in_process.get(e.problem.id, ""),
+            )
+    return protocol.Batch(
+        protocol=protocol.PROTOCOL,
+        problems=problems,
+        executions=tuple(
+            protocol.ExecutionSpec(
+                problem=e.problem.id,
+                solution=e.solution.code,
                 # only code we trust may name modules for the zygote to import
-                "trusted": not e.solution.source.startswith(MODEL_PREFIX),
-                "timeout": e.problem.timeout or options.timeout,
-            }
+                trusted=not e.solution.source.startswith(MODEL_PREFIX),
+                timeout=e.problem.timeout,  # none: the batch's (``Batch.timeout_of``)
+            )
             for e in executions
-        ],
-    }
+        ),
+        options=protocol.Options(
+            jobs=options.jobs,
+            timeout=options.timeout,
+            memory_mb=options.memory_mb,
+            output_limit=options.output_limit,
+            isolation=options.isolation,
+            fresh_for=options.fresh_for,
+            hide=options.hide,
+            sandbox=options.sandbox,
+            guard=options.guard or options.record_transport,
+            allowlist_extra=options.allowlist_extra,
+            record_transport=options.record_transport,
+        ),
+    )
 
 
 class ComboRun:
@@ -196,11 +196,11 @@ class ComboRun:
             zip(range(len(executions)), zip(executions, numbers, strict=True), strict=True)
         )
         root = batches_root()
+        # every batch directory is hidden from executions, this run's and any other's
+        batch = make_batch(executions, replace(self.options, hide=(*self.options.hide, str(root))))
         with tempfile.TemporaryDirectory(prefix="batch-", dir=root) as tmp:
             batch_path = Path(tmp) / "batch.json"
-            payload = batch_payload(executions, self.options)
-            payload["hide"].append(str(root))
-            batch_path.write_text(json.dumps(payload), encoding="utf-8")
+            batch_path.write_text(json.dumps(batch.to_json()), encoding="utf-8")
             stderr_tail: deque[str] = deque(maxlen=40)
             with subprocess.Popen(
                 [str(self.env.python_exe), "-s", str(ENVSIDE), "run", str(batch_path)],
@@ -214,69 +214,61 @@ class ComboRun:
                 assert proc.stdout is not None
                 assert proc.stderr is not None
                 drain = _Drain(proc.stderr, stderr_tail)
-                for line in proc.stdout:
-                    self._handle(_decode(line), pending)
+                broken = self._read(proc.stdout, pending)
                 proc.wait()
                 drain.join()
-        # The runner itself died (killed, out of memory): what it did not report is lost
-        # work, recorded as crashes so that nothing disappears from the results.
-        reason = f"the env-side runner exited with status {proc.returncode} before running this"
         tail = "".join(stderr_tail)[-2000:]
         for e, seq in pending.values():
-            self._record(self.outcome(e, seq, Status.CRASH, message=reason, output=tail))
+            if broken:
+                # nothing it said can be trusted to mean what the host reads into it
+                failure = self.outcome(e, seq, Status.ENV_ERROR, message=broken, output=tail)
+            else:
+                # The runner itself died (killed, out of memory): what it did not report is
+                # lost work, recorded as crashes so that nothing disappears from the results.
+                reason = (
+                    f"the env-side runner exited with status {proc.returncode} before running this"
+                )
+                failure = self.outcome(e, seq, Status.CRASH, message=reason, output=tail)
+            self._record(failure)
 
-    def _handle(
-        self, event: dict[str, Any] | None, pending: dict[int, tuple[Execution, int]]
-    ) -> None:
-        """One protocol line: an outcome to record, or the runner's closing report."""
-        if event is None:
-            return
-        if event.get("done"):
-            self.executor = {k: v for k, v in event.items() if k != "done"}
-        elif "seq" in event and int(event["seq"]) in pending:
-            e, seq = pending.pop(int(event["seq"]))
-            self._record(self._from_env(e, seq, event["outcome"]))
+    def _read(self, lines: Iterable[str], pending: dict[int, tuple[Execution, int]]) -> str:
+        """Record each outcome line as it arrives and keep the done line's report; return
+        why the runner's lines cannot be trusted ('' when they can)."""
+        broken = ""
+        for text in lines:
+            try:
+                line = protocol.read_line(text)
+            except protocol.ProtocolError as exc:
+                broken = broken or f"the env-side runner broke the protocol: {exc}"
+                continue
+            if isinstance(line, protocol.Done):
+                if line.refused:
+                    broken = f"the env-side runner refused the batch: {line.refused}"
+                else:
+                    self.executor = line.to_json()
+            elif line.seq in pending:  # not a second report of one execution
+                e, seq = pending.pop(line.seq)
+                self._record(self._from_env(e, seq, line.outcome))
+        return broken
 
-    def _from_env(self, e: Execution, seq: int, data: dict[str, Any]) -> Outcome:
-        try:
-            status = Status(data.get("status"))
-        except ValueError:
-            status = Status.CRASH
+    def _from_env(self, e: Execution, seq: int, record: protocol.Record) -> Outcome:
         return self.outcome(
             e,
             seq,
-            status,
-            exc_type=data.get("exc_type"),
-            message=str(data.get("message", "")),
-            duration_s=float(data.get("duration_s", 0.0)),
+            Status(record.status),
+            exc_type=record.exc_type,
+            message=record.message,
+            duration_s=record.duration_s,
             warnings=tuple(
-                CapturedWarning(str(w["category"]), str(w["message"]), str(w["module"]))
-                for w in data.get("warnings", [])
+                CapturedWarning(w.category, w.message, w.module) for w in record.warnings
             ),
-            traceback=str(data.get("traceback", "")),
-            output=str(data.get("output", "")),
-            note=str(data.get("note", "")),
-            graded=str(data.get("graded", "")),
-            parts=tuple(
-                Part(
-                    str(p.get("name", "")),
-                    str(p.get("status", "")),
-                    str(p.get("message", "")),
-                    str(p.get("exc_type", "")),
-                )
-                for p in data.get("parts", [])
-                if isinstance(p, dict)
-            ),
-            transport=data["transport"] if isinstance(data.get("transport"), dict) else {},
+            traceback=record.traceback,
+            output=record.output,
+            note=record.note,
+            graded=record.graded,
+            parts=tuple(Part(p.name, p.status, p.message, p.exc_type) for p in record.parts),
+            transport=record.transport,
         )
-
-
-def _decode(line: str) -> dict[str, Any] | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 class _Drain:

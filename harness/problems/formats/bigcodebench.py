@@ -20,7 +20,14 @@ import ast
 from typing import Any
 
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, context, library_list, main_library
+from harness.problems.formats.common import (
+    Format,
+    Row,
+    check,
+    context,
+    library_list,
+    main_library,
+)
 
 KEYS = ("task_id", "code_prompt", "canonical_solution", "test")
 DEFAULT_TIMEOUT = 240.0  # BigCodeBench's own limit per task
@@ -197,7 +204,7 @@ _DRIVER = {driver!r}
 
 
 def test_execution(solution):
-    harness_unittest(solution, _TESTS, prelude=_PRELUDE, fallback=_DRIVER)
+    {unittest}(solution, _TESTS, prelude=_PRELUDE, fallback=_DRIVER)
 """
 
 
@@ -242,7 +249,8 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
             prompt=str(data.get("instruct_prompt") or data.get("complete_prompt") or ""),
             reference_code=reference,
             code_context=context(
-                CHECK.format(
+                check(
+                    CHECK,
                     tests=tests,
                     prelude=prelude(code_prompt, str(data.get("entry_point") or "task_func")),
                     driver=DRIVER,

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, context, main_library
+from harness.problems.formats.common import Format, Row, check, context, main_library
 
 ORACLE_SUFFIX = "/oracle"
 _MARKER = re.compile(r"^# %% step (\d+)[ \t]*(?:\n|$)", re.MULTILINE)
@@ -93,7 +93,7 @@ _DRIVER = {driver!r}
 
 
 def test_execution(solution):
-    harness_session(solution, _SETUP, _SPEC, _ORACLE, _MARKER, fallback=_DRIVER)
+    {session}(solution, _SETUP, _SPEC, _ORACLE, _MARKER, fallback=_DRIVER)
 """
 
 
@@ -180,7 +180,8 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
                 prompt=prompt,
                 reference_code=reference,
                 code_context=context(
-                    CHECK.format(
+                    check(
+                        CHECK,
                         setup=setup,
                         spec=spec,
                         oracle=oracle,

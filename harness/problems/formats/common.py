@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from harness.core.errors import ProblemError
 from harness.core.jsonl import line_error
 from harness.core.libraries import canonical, lookup
+from harness.envside.protocol import FORMAT_HELPERS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,6 +31,13 @@ def context(*sections: str, checks: str = "") -> str:
     if checks:
         preamble += f"\nfrom {ENVSIDE_PACKAGE}.{checks} import *  # the format's env-side checks"
     return "\n\n".join([preamble, *sections])
+
+
+def check(template: str, **values: Any) -> str:
+    """A format's check program: ``template`` filled in with ``values`` and with the names
+    of the env side's helpers it calls (``{unittest}``, ``{run_cell}``, …), as
+    ``protocol.FORMAT_HELPERS`` declares them."""
+    return template.format(**FORMAT_HELPERS, **values)
 
 
 class Row:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, context, main_library
+from harness.problems.formats.common import Format, Row, check, context, main_library
 
 # Runs apart, with the solution: the cell, on a copy of the notebook's state.
 DRIVER = """
@@ -37,12 +37,12 @@ def test_execution(solution):
     namespace = {{"__name__": "__main__"}}
     for number, cell in enumerate(_CELLS, start=1):
         exec(compile(cell, "<cell %d>" % number, "exec"), namespace)  # a code object: runs here
-    namespace.update(_HARNESS_SOLUTION=solution, _harness_run_cell=harness_run_cell)
-    exec(HARNESS_RUNS_SOLUTION + _DRIVER, namespace)
+    namespace.update(_HARNESS_SOLUTION=solution, _harness_run_cell={run_cell})
+    exec({runs_solution} + _DRIVER, namespace)
     output = namespace.get("_harness_output")
     if not isinstance(output, str):
         raise RuntimeError("the cell's output did not come back")
-    reason = harness_compare_output(output, _EXPECTED, _RTOL, _ATOL)
+    reason = {compare_output}(output, _EXPECTED, _RTOL, _ATOL)
     assert not reason, reason + "\\n--- got ---\\n" + output[:1000]
 """
 
@@ -83,7 +83,8 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
             prompt=str(data.get("prompt", "")),
             reference_code=reference,
             code_context=context(
-                CHECK.format(
+                check(
+                    CHECK,
                     cells=cells,
                     expected=expected,
                     driver=DRIVER,

@@ -30,7 +30,7 @@ from packaging.utils import canonicalize_name
 from harness.core.jsonl import read_rows
 from harness.core.libraries import lookup
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, context
+from harness.problems.formats.common import Format, Row, check, context
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -193,7 +193,7 @@ _DRIVER = {driver!r}
 
 
 def test_execution(solution):
-    harness_pytest(solution, _MODULE, _TESTS, fallback=_DRIVER)
+    {pytest}(solution, _MODULE, _TESTS, fallback=_DRIVER)
 """
 
 
@@ -301,7 +301,7 @@ def _problem(row: Row, folder: Path, references: dict[str, str]) -> Problem:
         prompt=str(row.data.get("problem", "")),
         reference_code=reference,
         code_context=context(
-            CHECK.format(module=module, tests=tests, driver=DRIVER),
+            check(CHECK, module=module, tests=tests, driver=DRIVER),
             checks="formatlib_gitchameleon",
         ),
         timeout=DEFAULT_TIMEOUT,

@@ -1,0 +1,181 @@
+"""The worker pool: executions run to the end on ``jobs`` workers, one at a time each.
+
+Each worker is a fork of the scheduler (a zygote, or the runner itself in fresh mode)
+that lives in a pids and a cpu cgroup of its own (where the machine lets us make them), so
+that the executions it forks are born in them: moving a process between cgroups costs the
+kernel an RCU grace period (up to ~10 ms, during which every fork on the machine waits),
+and a cgroup made and removed per execution paid that twice for every execution.
+
+Workers take execution numbers from one pipe (``WORK``: a pipe never splits so small a
+write) and report on pipes of their own (:class:`Reports`). A worker that dies (an
+execution killed it) is replaced while work remains; what it was running is a crash.
+What a worker does with a number is the scheduler's (``serve``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import struct
+import time
+from typing import TYPE_CHECKING, Callable
+
+from . import sandbox
+from .processes import fork
+from .protocol import CRASH, OutcomeLine, Record, outcome_line
+
+if TYPE_CHECKING:
+    from .supervisor import Emit
+
+WORK = struct.Struct("<I")  # an execution's index in the batch, on the work pipe
+_STARTED = "started"  # a report line: the execution a worker has taken
+_CGROUPS = "harness-%d-slot"  # the cgroups of a pool's workers, by the pool's pid
+
+
+def cgroup_name(slot: int) -> str:
+    """The name of the cgroups of the worker of ``slot``, in that worker."""
+    return (_CGROUPS + "%d-%d") % (os.getppid(), slot, os.getpid())
+
+
+class Reports:
+    """A worker's side of its report pipe: which execution it took, and how each ended."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._out = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+
+    def started(self, index: int) -> None:
+        self._out.write(json.dumps({_STARTED: index}) + "\n")
+
+    def outcome(self, index: int, record: Record) -> None:
+        self._out.write(outcome_line(index, record))
+
+    def flush(self) -> None:
+        self._out.flush()
+
+
+# What a worker does: (its slot, the read end of the work pipe, its reports).
+Serve = Callable[[int, int, Reports], None]
+
+
+def drain(indices: list[int], jobs: int, serve: Serve, emit: Emit) -> None:
+    """Run the executions ``indices`` on ``jobs`` workers; emit each outcome they report."""
+    if not indices:
+        return
+    pool = _Pool(serve, min(jobs, len(indices)))
+    feed = b"".join(WORK.pack(index) for index in indices)
+    selector = selectors.DefaultSelector()
+    os.set_blocking(pool.work_w, False)
+    selector.register(pool.work_w, selectors.EVENT_WRITE, None)
+    for slot in range(pool.size):
+        selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+    while pool.alive:
+        for key, _ in selector.select():
+            if key.data is None:
+                try:
+                    written = os.write(pool.work_w, feed[:4096])
+                except BlockingIOError:
+                    continue
+                feed = feed[written:]
+                if not feed:
+                    selector.unregister(pool.work_w)
+                    pool.close_feed()
+                continue
+            slot = key.data
+            for started, line in pool.read(slot):
+                pool.running[slot] = started
+                if line is not None:
+                    emit(line.seq, line.outcome)
+            if pool.ended(slot):
+                selector.unregister(key.fd)
+                lost = pool.running.pop(slot, None)
+                if lost is not None:
+                    reason = "the worker running this execution died before reporting it"
+                    emit(lost, Record(CRASH, message=reason))
+                if feed or pool.work_left():
+                    selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+    selector.close()
+    pool.close()
+
+
+class _Pool:
+    """The workers of one drain: their pids, their report pipes, the shared work pipe."""
+
+    def __init__(self, serve: Serve, size: int) -> None:
+        self.serve = serve
+        self.size = size
+        self.work_r, self.work_w = os.pipe()
+        self.pids: dict[int, int] = {}  # slot → pid
+        self.outputs: dict[int, int] = {}  # slot → read end of its reports
+        self.buffers: dict[int, bytes] = {}
+        self.running: dict[int, int | None] = {}  # slot → the execution it runs now
+        self.feed_open = True
+
+    @property
+    def alive(self) -> bool:
+        return bool(self.outputs)
+
+    def spawn(self, slot: int) -> int:
+        out_r, out_w = os.pipe()
+
+        def worker() -> None:  # pragma: no cover - runs in the worker
+            reports = Reports(out_w)
+            self.serve(slot, self.work_r, reports)
+            reports.flush()
+
+        others = [out_r, *self.outputs.values(), *([self.work_w] if self.feed_open else [])]
+        pid = fork(worker, close=others)
+        os.close(out_w)
+        self.pids[slot] = pid
+        self.outputs[slot] = out_r
+        self.buffers[slot] = b""
+        return out_r
+
+    def read(self, slot: int) -> list[tuple[int | None, OutcomeLine | None]]:
+        """What the worker of ``slot`` has reported since: per complete line, the execution
+        it runs now, and the outcome line it sent (None for a line that it took one)."""
+        chunk = os.read(self.outputs[slot], 1 << 16)
+        if not chunk:
+            os.close(self.outputs.pop(slot))
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pids.pop(slot), 0)
+            return []
+        lines = (self.buffers[slot] + chunk).split(b"\n")
+        self.buffers[slot] = lines.pop()
+        events: list[tuple[int | None, OutcomeLine | None]] = []
+        for line in lines:
+            with contextlib.suppress(ValueError):  # a line cut short by the worker's death
+                event = json.loads(line.decode("utf-8"))
+                if isinstance(event, dict) and _STARTED in event:
+                    events.append((int(event[_STARTED]), None))
+                else:
+                    events.append((None, OutcomeLine.from_json(event, "worker report")))
+        return events
+
+    def ended(self, slot: int) -> bool:
+        return slot not in self.outputs
+
+    def work_left(self) -> bool:
+        """Whether numbers wait in the work pipe, unread."""
+        import fcntl
+        import termios
+
+        try:
+            waiting = fcntl.ioctl(self.work_r, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return False
+        return bool(struct.unpack("i", waiting)[0])
+
+    def close_feed(self) -> None:
+        os.close(self.work_w)
+        self.feed_open = False
+
+    def close(self) -> None:
+        if self.feed_open:
+            self.close_feed()
+        os.close(self.work_r)
+        deadline = time.monotonic() + 10
+        while sandbox.remove_cgroups(_CGROUPS % os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.05)

@@ -1,0 +1,94 @@
+"""The processes the env side forks, and the environment every execution sees.
+
+A zygote, a worker, an execution's process, a fork probe: each is forked the one way
+``fork`` does it, dies with the process that forked it, and holds none of that process's
+descriptors but those it is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from typing import Callable, Sequence
+
+from . import sandbox
+
+
+def fork(
+    body: Callable[[], None], close: Sequence[int] = (), cover: Sequence[int] = (), status: int = 0
+) -> int:
+    """Fork a child that dies with this process, runs ``body`` and leaves with ``status``
+    (or sooner, by ``os._exit``); return its pid.
+
+    In the child ``close`` are closed and ``cover`` are pointed at /dev/null: those are
+    owned by a file object, whose finalizer would one day close whatever reused the number
+    (the guard's pipe, say) if they were closed under it.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # or the child would write what is buffered a second time
+    parent = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    try:  # pragma: no cover - runs in the child
+        sandbox.die_with_parent(parent)
+        for fd in close:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if cover:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in cover:
+                with contextlib.suppress(OSError):
+                    os.dup2(devnull, fd)
+            os.close(devnull)
+        body()
+    finally:
+        os._exit(status)
+
+
+def children() -> list[int]:
+    """Our child processes, from /proc (Linux); [] where that cannot be read."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open("/proc/self/task/%s/children" % task) as fh:
+                found.extend(int(p) for p in fh.read().split())
+    return found
+
+
+def reap_strays(known: Sequence[int] = ()) -> None:
+    """Kill what an execution left behind: we are a subreaper, so its orphans (even those
+    in sessions of their own) became our children. Only children we did not start."""
+    for pid in children():
+        if pid not in known:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+_ENVIRONMENT = {
+    "PYTHONHASHSEED": "0",  # set and dict order of strings repeat from run to run
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "MPLBACKEND": "Agg",
+    "TF_CPP_MIN_LOG_LEVEL": "2",
+    # One thread per execution: results do not depend on the core count, and
+    # parallel executions do not fight over the same cores.
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+def child_environment() -> dict[str, str]:
+    """The environment executions see: ours, minus anything that redirects Python."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(_ENVIRONMENT)
+    return env
+
+
+def in_child_environment() -> bool:
+    return all(os.environ.get(k) == v for k, v in _ENVIRONMENT.items())
