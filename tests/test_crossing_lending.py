@@ -134,3 +134,23 @@ def test_a_tests_function_sent_as_code_keeps_its_name_signature_and_annotations(
     assert copy is not f and copy.__name__ == "f"
     assert copy.__annotations__ == {"x": int, "y": "str", "return": None}
     assert str(inspect.signature(copy)) == str(inspect.signature(f))
+
+
+class _Managed:
+    def __enter__(self) -> str:
+        return "entered"
+
+    def __exit__(self, *exc: object) -> bool:
+        return exc == (None, None, None)
+
+
+def test_a_lent_context_manager_is_entered_and_left_as_the_with_statement_does() -> None:
+    # mock_open's handle leaves through a side effect of three arguments (Python 3.13 gives
+    # it one): called as ``with`` calls it, never with the handle itself in front
+    handle = mock.mock_open(read_data="x")()
+    handle.__exit__.side_effect = lambda exctype, excinst, exctb: exctb is None
+    assert crossing_lending.perform(handle, "enter", None, (), {}) is handle
+    assert crossing_lending.perform(handle, "exit", None, (), {}) is True
+    managed = _Managed()
+    assert crossing_lending.perform(managed, "enter", None, (), {}) == "entered"
+    assert crossing_lending.perform(managed, "exit", None, (), {}) is True

@@ -314,12 +314,21 @@ def _call(obj: Any, *args: Any, **kwargs: Any) -> Any:
     return obj(*args, **kwargs)
 
 
+def _special(obj: Any, name: str) -> Any:
+    """``obj``'s special method as the ``with`` statement finds it: on its type, bound
+    only where the type's attribute is a descriptor (a mock's ``__exit__`` is a mock, called
+    as it is: ``mock_open``'s takes the three exception arguments alone)."""
+    attribute = getattr(type(obj), name)
+    bind = getattr(type(attribute), "__get__", None)
+    return bind(attribute, obj, type(obj)) if bind is not None else attribute
+
+
 def _enter(obj: Any) -> Any:
-    return type(obj).__enter__(obj)
+    return _special(obj, "__enter__")()
 
 
 def _exit(obj: Any) -> Any:
-    return type(obj).__exit__(obj, None, None, None)
+    return _special(obj, "__exit__")(None, None, None)
 
 
 # Operations on a lent object, by name: each is what the solution's stand-in does when its
