@@ -476,21 +476,49 @@ def test_the_solutions_process_serves_each_run_of_the_check(tmp_path: Path) -> N
     assert len({pid for pid, _ in pids_seen(outcome)}) == 1
 
 
-WHO_STARTED_ME = (
-    "import os\n"
-    "me = os.readlink('/proc/self')  # as /proc numbers it, outside the pid namespace\n"
-    "ppid = [l for l in open('/proc/%s/status' % me) if l.startswith('PPid:')][0].split()[1]\n"
-    "raise RuntimeError(open('/proc/%s/cmdline' % ppid, 'rb').read().split(b'\\0')[3])\n"
-)
+# The solution sees only its own execution's processes, so the check looks it up: the
+# process one pid namespace below the checker's whose pid there is the one the solution
+# reports, and the command line of its parent.
+WHO_STARTED_IT = textwrap.dedent("""
+    import os
+    def field(pid, name):
+        for line in open('/proc/%s/status' % pid):
+            if line.startswith(name + ':'):
+                return line.split()[1:]
+    def test_execution(solution):
+        env = {}
+        exec(solution, env)  # the solution's process serves the execution until it ends
+        depth = len(field('self', 'NSpid'))
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                nspid = field(pid, 'NSpid')
+            except OSError:
+                continue
+            if len(nspid) == depth + 1 and nspid[-1] == str(env['result']):
+                parent = field(pid, 'PPid')[0]
+                raise AssertionError(open('/proc/%s/cmdline' % parent, 'rb').read().split(b'\\0')[3])
+        raise AssertionError('not found')
+""")
 
 
 def test_the_solutions_process_never_comes_from_its_checker(tmp_path: Path, isolation: str) -> None:
     # zygote mode: the keeper, a fork of the template (a new interpreter that imported
     # the group's libraries and never held the batch); fresh mode: the checker started a
     # new interpreter, so its parent is the checker (``exec``), whose memory it lacks
-    (outcome,) = run_batch(tmp_path, [WHO_STARTED_ME], trusted=False)
+    solution = "import os\nresult = os.getpid()\n"
+    (outcome,) = run_batch(tmp_path, [solution], context=WHO_STARTED_IT, trusted=False)
     parent = {"zygote": "template", "fresh": "exec"}[isolation]
-    assert (outcome["exc_type"], outcome["message"]) == ("RuntimeError", repr(parent.encode()))
+    assert (outcome["status"], outcome["message"]) == ("fail", repr(parent.encode()))
+
+
+def test_the_solution_sees_no_process_but_its_executions(tmp_path: Path) -> None:
+    # its /proc is its pid namespace's: the checker and the machine are not in it
+    solution = "import os\nresult = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+    context = "def test_execution(solution):\n    env = {}\n    exec(solution, env)\n    raise AssertionError(env['result'])\n"
+    (outcome,) = run_batch(tmp_path, [solution], context=context, trusted=False)
+    assert outcome["status"] == "fail", outcome
+    seen = ast.literal_eval(outcome["message"])
+    assert seen and all(pid < 10 for pid in seen), seen
 
 
 def test_functions_the_check_defined_travel_as_code(tmp_path: Path) -> None:

@@ -447,6 +447,13 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
             "result = a * 2 if readable else a  # passes only if another process was read",
         ),
         Attack(
+            # a solution's /proc is its own execution's: not the checker's, not the
+            # machine's, not another execution's answer or what that one started
+            "count-the-machines-processes",
+            "import os\nseen = [p for p in os.listdir('/proc') if p.isdigit()]\n"
+            "result = a * 2 if len(seen) > 3 else a  # passes only if others are in view",
+        ),
+        Attack(
             "read-expected-from-gc",
             "import gc\nresult = [o for o in gc.get_objects() if isinstance(o, np.ndarray) "
             "and o.shape == (3, 4) and o[0, 1] == 2][0]",

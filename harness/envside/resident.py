@@ -126,9 +126,9 @@ class SolutionNamespace:
 
     A solution is pid 2, 3… there: it signals itself as anywhere else, but cannot see or
     signal the checker, which is outside; when the execution ends, the namespace and all
-    in it go. No mount namespace or /proc of its own: solutions see the execution's /proc,
-    where the checker's memory, descriptors and environment are closed to them (it keeps
-    capabilities they do not have).
+    in it go. Each solution mounts a /proc of this namespace over its own
+    (``sandbox.own_proc``): it sees there what the execution's solutions run, and nothing
+    else on the machine.
     """
 
     def __init__(self, lifetime: float) -> None:

@@ -307,6 +307,18 @@ def _protect_proc() -> None:
                 _mount("/dev/null", path, None, MS_BIND)
 
 
+def own_proc() -> None:
+    """A /proc of this process's pid namespace, in a mount namespace of its own: a
+    solution, born in its execution's pid namespace, sees there its own processes alone —
+    not the checker, not another execution's solution or what that one started (a program
+    it starts is dumpable again, and readable through ``/proc/PID/mem`` by anyone of the
+    same user without capabilities: another answer, if it could name it)."""
+    _check(libc().unshare(CLONE_NEWNS), "unshare mount")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _protect_proc()
+
+
 def undumpable() -> None:
     """No process without CAP_SYS_PTRACE may read this one's memory (``/proc/PID/mem``),
     nor trace it: not another execution's solution, running as the same user."""

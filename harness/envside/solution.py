@@ -100,6 +100,7 @@ def main(fd: int, config: Json) -> None:
             # a new interpreter the checker started shares its mounts: the checker's /tmp
             # (where a check keeps its test files) is covered by one of this process's own
             sandbox.cover_tmp(str(config.get("cover_tmp")))
+        sandbox.own_proc()
         sandbox.drop_privileges()
         sandbox.undumpable()
         sandbox.limit(int(config.get("fsize_mb", 1024)), int(config.get("nproc", 0)))
