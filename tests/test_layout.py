@@ -303,17 +303,18 @@ def test_the_architecture_names_every_module_in_its_layer() -> None:
     assert missing == [], "ARCHITECTURE.md does not name: " + ", ".join(missing)
 
 
-# -- the size of things on the host ---------------------------------------------------------
+# -- the size of things ----------------------------------------------------------------------
 
-# The env side (one flat folder run on Python 3.8) and matrix/ (a parser of one file's
-# tables) are measured by their own rules; every other host module is held to these.
-UNMEASURED = (ENVSIDE, ROOT / "harness" / "matrix")
-MEASURED = [p for p in HOST if not any(folder in p.parents for folder in UNMEASURED)]
+# Every module, host and env side, is held to these. The one exception is the pickle
+# machine's opcode loop (admission.py): one dispatch over the opcodes it admits, read top
+# to bottom like the table in pickletools, which splitting would only scatter.
+MEASURED = sorted((ROOT / "harness").rglob("*.py"))
+OPCODE_LOOP = ENVSIDE / "admission.py"
 MAX_FUNCTION_LINES = 80  # from its def line to its last line
 MAX_MODULE_LINES = 600
 
 
-def test_host_functions_fit_on_a_screen() -> None:
+def test_functions_fit_on_a_screen() -> None:
     long = [
         f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {node.end_lineno - node.lineno + 1} lines"
         for path in MEASURED
@@ -321,14 +322,16 @@ def test_host_functions_fit_on_a_screen() -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno is not None
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+        and (path, node.name) != (OPCODE_LOOP, "_run")
     ]
     assert long == []
 
 
-def test_host_modules_stay_readable_in_one_sitting() -> None:
+def test_modules_stay_readable_in_one_sitting() -> None:
     long = [
         f"{path.relative_to(ROOT)}: {lines} lines"
         for path in MEASURED
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+        and path != OPCODE_LOOP
     ]
     assert long == []
