@@ -1,10 +1,9 @@
 """``harness``: arguments → one call → printing. Nothing else lives here.
 
-Each subcommand is declared once, on its runner (:func:`command`): its help line and the
-options it takes (each declared once, in :mod:`harness.options`) in ``--help`` order;
-``harness --help`` lists the subcommands in the order they are defined here. A runner
-reads its arguments, makes one call into the layer that does the work (``harness.app``,
-mostly) and prints what came back.
+Each subcommand is declared once, on its runner (:func:`command`): its help line and its
+options (each declared once, in :mod:`harness.options`) in ``--help`` order, listed by
+``harness --help`` in the order defined here. A runner reads its arguments, makes one call
+into the layer that does the work (``harness.app``, mostly) and prints what came back.
 
 Exit status: 0 when the run completed (failing solutions are results, not errors),
 1 with ``--strict`` when drift was found, 2 for bad input, 130 when interrupted.
@@ -43,8 +42,7 @@ Runner = Callable[[argparse.Namespace], int]
 
 @dataclass(frozen=True)
 class Command:
-    """One subcommand: its help line, its options in ``--help`` order, and its runner
-    (``declare`` instead of ``options`` where the subcommand has subcommands of its own)."""
+    """One subcommand: its help line, options in ``--help`` order (or subcommands) and runner."""
 
     help: str
     options: tuple[o.Option, ...]
@@ -75,6 +73,10 @@ def _history(args: argparse.Namespace) -> Path:
     return Path(args.history or history.default_path(Path(args.results)))
 
 
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
 def _env_root(args: argparse.Namespace) -> Path:
     return Path(args.env_dir).absolute()
 
@@ -84,8 +86,7 @@ def _log(message: str) -> None:
 
 
 def _given(args: argparse.Namespace, *names: str) -> dict[str, Any]:
-    """The values of the options ``names``, as keyword arguments of the same names (the
-    parameters they go to are named as the options are)."""
+    """The options ``names`` as keyword arguments (parameters are named as the options)."""
     return {name: getattr(args, name) for name in names}
 
 
@@ -177,8 +178,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             near=args.near,
             jobs=args.jobs,
             log=progress.log,
-            write_json=Path(args.json) if args.json else None,
-            write_table=Path(args.write_table) if args.write_table else None,
+            write_json=_path(args.json),
+            write_table=_path(args.write_table),
             command="harness " + " ".join(args.argv),  # as typed
         )
     print("\n".join(result.lines()))
@@ -197,8 +198,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 @command("report", "rewrite the reports of a results directory", o.RUN_DIR, o.RECORD_HISTORY)
 def cmd_report(args: argparse.Namespace) -> int:
-    history_path = Path(args.history) if args.history else None
-    print(main_job.report(RunDir(Path(args.run_dir)), history_path))
+    print(main_job.report(RunDir(Path(args.run_dir)), _path(args.history)))
     return 0
 
 
@@ -233,8 +233,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     jobs = nightly.job_matrix(
         **_given(args, "matrix", "combos", "keyword", "tag", "nightly", "shards", "max_jobs"),
-        history=Path(args.history) if args.history else None,
-        write_durations=Path(args.write_durations) if args.write_durations else None,
+        history=_path(args.history),
+        write_durations=_path(args.write_durations),
     )
     print(_json(jobs, compact=args.github))
     return 0
@@ -252,8 +252,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     o.RELEASES,
 )  # fmt: skip
 def cmd_issue_text(args: argparse.Namespace) -> int:
-    releases_path = Path(args.releases) if args.releases else None
-    print(nightly.issue_text_of(RunDir(Path(args.run_dir)), releases_path), end="")
+    print(nightly.issue_text_of(RunDir(Path(args.run_dir)), _path(args.releases)), end="")
     return 0
 
 
@@ -268,8 +267,7 @@ def cmd_annotations(args: argparse.Namespace) -> int:
     o.RESULTS.bare, o.HISTORY, o.WRITE_RELEASES,
 )  # fmt: skip
 def cmd_releases(args: argparse.Namespace) -> int:
-    write = Path(args.write) if args.write else None
-    print("\n".join(nightly.release_news(args.matrix, _history(args), write)))
+    print("\n".join(nightly.release_news(args.matrix, _history(args), _path(args.write))))
     return 0
 
 
@@ -277,8 +275,9 @@ def cmd_releases(args: argparse.Namespace) -> int:
     "guard", "the guard's allowlist of what returned values may use", declare=o.guard_subcommands
 )
 def cmd_guard(args: argparse.Namespace) -> int:
-    runs = [Path(r) for r in args.runs]
-    measured = allowlist.update(runs, Path(args.output), replace=args.replace)
+    measured = allowlist.update(
+        [Path(r) for r in args.runs], Path(args.output), replace=args.replace
+    )
     print("\n".join(measured.lines(args.output)))
     return 0
 

@@ -335,3 +335,9 @@ def test_modules_stay_readable_in_one_sitting() -> None:
         and path != OPCODE_LOOP
     ]
     assert long == []
+
+
+def test_the_cli_stays_thin() -> None:
+    # arguments → one call → printing: a command that needs more belongs in app/
+    lines = len((ROOT / "harness" / "cli.py").read_text(encoding="utf-8").splitlines())
+    assert lines < 350, f"harness/cli.py: {lines} lines (under 350: move the work into app/)"
