@@ -477,14 +477,17 @@ def test_the_solutions_process_serves_each_run_of_the_check(tmp_path: Path) -> N
 
 
 # The solution sees only its own execution's processes, so the check looks it up: the
-# process one pid namespace below the checker's whose pid there is the one the solution
-# reports, and the command line of its parent.
+# process one pid namespace below the checker's whose pid there and start time are the
+# ones the solution reports (other executions on the machine have a pid 2 too), and the
+# command line of its parent.
 WHO_STARTED_IT = textwrap.dedent("""
     import os
     def field(pid, name):
         for line in open('/proc/%s/status' % pid):
             if line.startswith(name + ':'):
                 return line.split()[1:]
+    def start(pid):
+        return open('/proc/%s/stat' % pid).read().rsplit(')', 1)[1].split()[19]
     def test_execution(solution):
         env = {}
         exec(solution, env)  # the solution's process serves the execution until it ends
@@ -494,7 +497,8 @@ WHO_STARTED_IT = textwrap.dedent("""
                 nspid = field(pid, 'NSpid')
             except OSError:
                 continue
-            if len(nspid) == depth + 1 and nspid[-1] == str(env['result']):
+            pid_there, started = env['result']
+            if len(nspid) == depth + 1 and nspid[-1] == str(pid_there) and started == start(pid):
                 parent = field(pid, 'PPid')[0]
                 raise AssertionError(open('/proc/%s/cmdline' % parent, 'rb').read().split(b'\\0')[3])
         raise AssertionError('not found')
@@ -505,7 +509,11 @@ def test_the_solutions_process_never_comes_from_its_checker(tmp_path: Path, isol
     # zygote mode: the keeper, a fork of the template (a new interpreter that imported
     # the group's libraries and never held the batch); fresh mode: the checker started a
     # new interpreter, so its parent is the checker (``exec``), whose memory it lacks
-    solution = "import os\nresult = os.getpid()\n"
+    solution = (
+        "import os\n"
+        "started = open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19]\n"
+        "result = (os.getpid(), started)\n"
+    )
     (outcome,) = run_batch(tmp_path, [solution], context=WHO_STARTED_IT, trusted=False)
     parent = {"zygote": "template", "fresh": "exec"}[isolation]
     assert (outcome["status"], outcome["message"]) == ("fail", repr(parent.encode()))
