@@ -24,6 +24,7 @@ import shutil
 import sys
 import tarfile
 import tempfile
+import zipfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -125,9 +126,10 @@ NAMED_SETS = (
         licence="Apache-2.0",
         homepage="https://github.com/open-compass/CIBench",
         refused=(
-            "published as a zip of Jupyter notebooks, which a run does not read; turn "
-            "each into a session row (harness.problems.formats.cibench.notebook_row), write them "
-            "to a JSONL file and pass that file by path"
+            "get the official cibench_dataset.zip (executed notebooks, with upstream's "
+            "outputs) from OpenCompass's release 0.2.4.rc1 and pass that file by path: "
+            "--problems /path/to/cibench_dataset.zip; the published Markdown reads too "
+            "(its .tar.gz, folder or one .md)"
         ),
     ),
 )
@@ -244,6 +246,7 @@ def extract(archive: Path, cache: Path | None = None) -> Path:
     except OSError as exc:
         raise ProblemError(shown, None, f"cannot read: {exc.strerror}") from None
     name = archive.name.removesuffix(".gz").removesuffix(".tar").removesuffix(".tgz")
+    name = name.removesuffix(".zip")
     target = (cache or cache_dir()) / digest[:12] / (name or "archive")
     if target.is_dir():
         return target
@@ -251,10 +254,13 @@ def extract(archive: Path, cache: Path | None = None) -> Path:
     partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
     try:
         try:
-            with tarfile.open(archive, "r:*") as tar:
-                for member in tar:
-                    _unpack(tar, member, partial, shown)
-        except (tarfile.TarError, EOFError, OSError) as exc:
+            if archive.suffix == ".zip":
+                _unzip(archive, partial, shown)
+            else:
+                with tarfile.open(archive, "r:*") as tar:
+                    for member in tar:
+                        _unpack(tar, member, partial, shown)
+        except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
             raise ProblemError(shown, None, f"cannot unpack: {exc}") from None
         try:
             partial.rename(target)  # only a whole unpacking gets the name
@@ -282,3 +288,21 @@ def _unpack(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, shown: st
             shutil.copyfileobj(source, out, CHUNK)
     else:  # a link could point anywhere: a dataset is folders and files
         raise ProblemError(shown, member.name, "is not a folder or a regular file: refused")
+
+
+def _unzip(archive: Path, root: Path, shown: str) -> None:
+    """A zip's folders and files (CIBench's official release), each inside ``root``."""
+    with zipfile.ZipFile(archive) as bundle:
+        for info in bundle.infolist():
+            parts = Path(info.filename).parts
+            if not parts or Path(info.filename).is_absolute() or ".." in parts:
+                raise ProblemError(
+                    shown, info.filename, "leads out of the archive's folder: refused"
+                )
+            path = root.joinpath(*parts)
+            if info.is_dir():
+                path.mkdir(parents=True, exist_ok=True)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with bundle.open(info) as source, path.open("wb") as out:
+                shutil.copyfileobj(source, out, CHUNK)
