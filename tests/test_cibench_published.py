@@ -386,6 +386,25 @@ def test_expected_outputs_are_derived_once_and_cached(published: list[Any], tmp_
     assert [p.code_context for p in again.problems] == [p.code_context for p in first.problems]
 
 
+def test_a_session_reads_its_data_files_from_its_directory(tmp_path: Path) -> None:
+    """The data files are staged in the cache (here under /tmp, which the sandbox covers)
+    and copied into the session's directory, where the reference finds them."""
+    path = tmp_path / "cibench_template" / "numpy" / "numpy_exp01.md"
+    (path.parent / "data").mkdir(parents=True)
+    (path.parent / "data" / "values.txt").write_text("1 2 3 4\n")
+    path.write_text(
+        FRONT.format(kind="num")
+        + "File Path: `data/values.txt`\n\nSum them.\n```python\n"
+        + "print(sum(int(v) for v in open('data/values.txt').read().split()))\n```\n"
+    )
+    loaded = problemsets.load_problems([path])
+    assert loaded[0].metadata["unavailable"] == ""
+    info = EnvInfo(combo="here", ok=True, path=str(Path(sys.executable).parent.parent))
+    derivation = expected.derive(loaded, info, cache=tmp_path / "cache")
+    assert derivation.skipped == ()
+    assert derivation.problems[0].metadata["cibench"]["spec"][0]["text"] == "10\n"
+
+
 def test_a_reference_that_cannot_run_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "cibench_template" / "numpy" / "numpy_exp01.md"
     path.parent.mkdir(parents=True)

@@ -32,10 +32,11 @@ def _session(spec: List[Json], data: List[List[str]], workdir: str, write_fd: in
     """In the child: the references' outputs, or where and why the first one failed."""
     result: Json
     try:
+        # staged first: the sandbox covers /tmp, where the data's cache may be
+        cibench_cells.stage(data, workdir)
         with contextlib.suppress(OSError):
             sandbox.enter(workdir)
         os.chdir(workdir)
-        cibench_cells.stage(data, workdir)
         namespace: Json = {"__name__": "__main__"}
         outputs: List[Json] = []
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.envs.build import ENVSIDE
-from harness.problems import downloads
+from harness.problems import downloads, runtime_data
 from harness.problems.formats import cibench_published
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ def _capture(info: EnvInfo, sessions: list[dict[str, Any]]) -> dict[str, dict[st
             capture_output=True,
             text=True,
             timeout=limit,
+            # the runtime datasets' caches, as a run's executions see them
+            env={**os.environ, **runtime_data.environment(), **cibench_published.environment()},
             check=False,
         )
     finally:

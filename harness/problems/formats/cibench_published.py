@@ -35,6 +35,7 @@ from harness.problems.formats.common import check, context, main_library
 SETS = ("cibench_generation", "cibench_template")  # the task sets' folders
 SUFFIXES = (".md", ".ipynb")
 TIMEOUT = 300.0
+STAGED = "cibench-data"  # the data files' folder in the download cache
 _CODE_PATH = re.compile(r"""['"]((?:\./)?data/[^'"\n]+)['"]""")
 
 CHECK = """
@@ -48,6 +49,13 @@ _MARKER = {marker!r}
 def test_execution(solution):
     harness_cibench_experiment(solution, _SPEC, _DATA, _UNAVAILABLE, _ORACLE, _MARKER)
 """
+
+
+def environment() -> dict[str, str]:
+    """The variable naming the staged data files' folder (it may be made only when the
+    problems load): the sandbox binds it back where it lives under /tmp
+    (``envside/sandbox.py``, DATA_VARIABLES)."""
+    return {"HARNESS_CIBENCH_DATA": str(downloads.cache_dir() / STAGED)}
 
 
 def is_experiment(path: Path) -> bool:
@@ -78,7 +86,7 @@ def _staged(source: Path, cache: Path) -> Path:
     for path in files:
         digest.update(str(path.relative_to(source) if source.is_dir() else "").encode())
         digest.update(downloads.sha256_of(path).encode())
-    target = cache / "cibench-data" / digest.hexdigest()[:16] / source.name
+    target = cache / STAGED / digest.hexdigest()[:16] / source.name
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = Path(tempfile.mkdtemp(dir=target.parent)) / source.name
