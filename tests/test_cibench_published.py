@@ -471,6 +471,7 @@ def test_a_real_run_of_published_sessions(tmp_path: Path) -> None:
     figure = got[(NO_FILES[1], "model:m")]
     assert [p["status"] for p in figure["parts"]][:2] == ["fail", "pass"]
     assert figure["parts"][0]["message"].startswith("ssim 0.")
+    assert figure["parts"][0]["message"].endswith("[expected output derived, not published]")
     skipped = got[("cibench_template/scipy/scipy_exp01", "reference")]
     assert skipped["status"] == "skipped"
     assert skipped["message"] == (

@@ -137,6 +137,7 @@ def harness_cibench_experiment(
     unavailable: str,
     oracle: bool,
     marker: str,
+    expected: str = "published",
 ) -> None:
     """Grade an experiment step by step: each step runs in the session (the solution's
     process for an answer), its text and figure come back as data and are scored here
@@ -162,7 +163,11 @@ def harness_cibench_experiment(
         name = "step %d (%s)" % (number, step["type"])
         try:
             text, figure = cibench_cells.run_step(session.cell, _code(steps, number))
-            parts.append(_scored(name, step, text, figure))
+            part = _scored(name, step, text, figure)
+            if expected != "published" and step["type"] != "exec":
+                # what a scored step was compared with: say where it came from
+                part["message"] = "%s [expected output %s]" % (part["message"], expected)
+            parts.append(part)
         except Exception as exc:
             parts.append(exception_part(name, exc))
             if oracle:

@@ -44,10 +44,13 @@ _DATA = {data!r}
 _UNAVAILABLE = {unavailable!r}
 _ORACLE = {oracle!r}
 _MARKER = {marker!r}
+_EXPECTED = {expected!r}
 
 
 def test_execution(solution):
-    harness_cibench_experiment(solution, _SPEC, _DATA, _UNAVAILABLE, _ORACLE, _MARKER)
+    harness_cibench_experiment(
+        solution, _SPEC, _DATA, _UNAVAILABLE, _ORACLE, _MARKER, expected=_EXPECTED
+    )
 """
 
 
@@ -130,7 +133,13 @@ def problems_of(
     for oracle in (False, True):
         native = experiment.name + (cibench.ORACLE_SUFFIX if oracle else "")
         code = check(
-            CHECK, spec=spec, data=data, unavailable=unavailable, oracle=oracle, marker=cibench.MARKER
+            CHECK,
+            spec=spec,
+            data=data,
+            unavailable=unavailable,
+            oracle=oracle,
+            marker=cibench.MARKER,
+            expected=expected,
         )
         problems.append(
             Problem(
@@ -190,6 +199,7 @@ def _rebuilt(problem: Problem, spec: list[dict[str, Any]], unavailable: str, how
         unavailable=unavailable,
         oracle=bool(problem.metadata["oracle"]),
         marker=cibench.MARKER,
+        expected=how,
     )
     metadata = {
         **problem.metadata,
