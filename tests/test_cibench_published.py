@@ -256,6 +256,22 @@ def test_num_as_upstream(output: str, target: str, expected_match: bool) -> None
 
 
 @pytest.mark.parametrize(
+    ("output", "target", "same"),
+    [
+        ("np.float64(0.5)\n", "0.5", True),  # NumPy 2's scalar repr
+        ("[np.int64(1), np.int64(2)]", "[1, 2]", True),
+        ("0.50", "0.5", True),
+        ("np.float64(0.6)", "0.5", False),  # another value
+        ("1 2", "1 2 3", False),
+        ("float64", "64", False),  # a name's digits are not a number
+        ("text", "text", False),  # no number: nothing to say it is the same value
+    ],
+)
+def test_same_values_in_another_format(output: str, target: str, same: bool) -> None:
+    assert cibench_scores.same_values(output, target) is same
+
+
+@pytest.mark.parametrize(
     ("output", "target", "score"),
     [
         ("The cat sat on the mat", "the cat sat on the mat", 1.0),

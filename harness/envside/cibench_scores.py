@@ -26,6 +26,8 @@ from typing import Any
 TEXT_THRESHOLD = 0.5
 VIS_THRESHOLD = 0.9
 _TOKEN = re.compile(r"[a-z0-9]+")
+# a number standing on its own: not the 64 of ``float64``, nor a name's digits
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 
 
 def num_matches(output: str, expected: str) -> bool:
@@ -33,6 +35,17 @@ def num_matches(output: str, expected: str) -> bool:
     notebook's text and a captured stdout differ in their last newline)."""
     out, target = output.strip(), expected.strip()
     return bool(out) and (out == target or out in target)
+
+
+def same_values(output: str, expected: str) -> bool:
+    """Whether two outputs print the same numbers, in order, however else they differ
+    (``np.float64(0.5)`` and ``0.5``): output-format drift, not a changed result."""
+    got, want = _NUMBER.findall(output), _NUMBER.findall(expected)
+    return (
+        bool(want)
+        and len(got) == len(want)
+        and all(float(a) == float(b) for a, b in zip(got, want))
+    )
 
 
 def rouge1(output: str, expected: str) -> float:

@@ -24,6 +24,7 @@ from .formatlib import (
     in_process,
     names_loaded,
 )
+from .protocol import OUTPUT_FORMAT
 
 __all__ = ["harness_cibench_experiment", "harness_session"]
 
@@ -187,6 +188,8 @@ def _scored(name: str, step: Dict[str, Any], text: str, figure: Optional[str]) -
     if kind == "num":
         ok = cibench_scores.num_matches(text, want)
         message = "" if ok else "output %r is not the expected %r" % (text[:150], want[:150])
+        if not ok and cibench_scores.same_values(text, want):
+            message = "%s: %s" % (OUTPUT_FORMAT, message)
     elif kind == "text":
         score = cibench_scores.rouge1(text, want)
         ok = score >= cibench_scores.TEXT_THRESHOLD
