@@ -496,3 +496,41 @@ def test_a_real_run_of_published_sessions(tmp_path: Path) -> None:
     record = json.loads((run / "expected.json").read_text())
     assert record["expected"] == "derived, not published"
     assert sorted(record["derived"]) == sorted(NO_FILES)
+
+
+DRIFTING = {
+    # NumPy 2 prints its scalars as np.float64(1.0): the value is the same
+    "numpy_exp01": "import numpy as np\n\nnp.float64(0.5) * 2",
+    # NumPy 2 removed np.float_: a broken API
+    "numpy_exp02": "import numpy as np\n\nprint(np.float_(0.5) * 2)",
+}
+
+
+@pytest.mark.slow
+def test_output_format_drift_is_told_from_api_drift(tmp_path: Path) -> None:
+    """Across ds1000-2024 (NumPy 1.26) and latest (NumPy 2): a session whose printed output
+    changed and whose value did not drifts with cause output-format; one whose API was
+    removed drifts with cause removed-api."""
+    for name, code in DRIFTING.items():
+        path = tmp_path / "cibench_template" / "numpy" / f"{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(FRONT.format(kind="num") + f"Double it.\n```python\n{code}\n```\n")
+    command = [
+        "run",
+        "--combos",
+        "ds1000-2024,latest",
+        "--problems",
+        str(tmp_path / "cibench_template"),
+    ]
+    command += ["--results", str(tmp_path / "r"), "--run-id", "d", "--no-history"]
+    run_harness(*command, cwd=ROOT, env={"HARNESS_ENV_DIR": str(ENVS)})
+    summary = json.loads((tmp_path / "r" / "d" / "summary.json").read_text())
+    drifted = {
+        row["problem_id"]: (row["class"], row["cause"])
+        for row in summary["drift"]
+        if row["source"] == "reference" and not row["problem_id"].endswith("/oracle")
+    }
+    assert drifted == {
+        "cibench_template/numpy/numpy_exp01": ("drifted", "output-format"),
+        "cibench_template/numpy/numpy_exp02": ("drifted", "removed-api"),
+    }
