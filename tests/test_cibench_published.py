@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from harness.analysis.summary import Summary
 from harness.core.errors import ProblemError
 from harness.envs.build import EnvInfo
 from harness.envside import cibench_cells, cibench_scores, formatlib
@@ -27,6 +28,7 @@ from harness.execute import expected
 from harness.problems import downloads
 from harness.problems import sets as problemsets
 from harness.problems.formats import cibench_notebooks
+from harness.reports import markdown
 from tests.conftest import ROOT, run_harness
 
 CIBENCH_DIR = Path(os.environ.get("CIBENCH_DIR", ROOT.parent / "shared" / "data" / "cibench"))
@@ -421,6 +423,22 @@ def test_a_session_reads_its_data_files_from_its_directory(tmp_path: Path) -> No
     assert derivation.problems[0].metadata["cibench"]["spec"][0]["text"] == "10\n"
 
 
+def test_the_reports_say_where_expected_outputs_came_from(tmp_path: Path) -> None:
+    record = expected.Derivation((), ("a/b",), (("a/c", "step 1: URLError: no network"),))
+    path = tmp_path / "expected.json"
+    path.write_text(json.dumps(record.to_dict("ds1000-2024")))
+    line = expected.described(path)
+    assert line == (
+        "CIBench: the expected outputs of 1 session(s) are derived, not published (their "
+        "references run once in `ds1000-2024`); 1 session(s) whose reference does not run "
+        "there are skipped."
+    )
+    assert expected.described(tmp_path / "absent.json") == ""
+    summary = Summary("r", "ds1000-2024", (), (), (), 0, 0, {}, expected=line)
+    assert Summary.from_dict(summary.to_dict()).expected == line
+    assert line in markdown.render(summary)
+
+
 def test_a_reference_that_cannot_run_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "cibench_template" / "numpy" / "numpy_exp01.md"
     path.parent.mkdir(parents=True)
@@ -496,6 +514,10 @@ def test_a_real_run_of_published_sessions(tmp_path: Path) -> None:
     record = json.loads((run / "expected.json").read_text())
     assert record["expected"] == "derived, not published"
     assert sorted(record["derived"]) == sorted(NO_FILES)
+    assert (
+        "CIBench: the expected outputs of 2 session(s) are derived, not published "
+        "(their references run once in `ds1000-2024`)"
+    ) in (run / "summary.md").read_text()
 
 
 DRIFTING = {

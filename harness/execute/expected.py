@@ -185,3 +185,21 @@ def for_run(
     )
     run_dir.expected().write_text(json.dumps(derivation.to_dict(baseline.id), indent=1) + "\n")
     return derivation.problems
+
+
+def described(path: Path) -> str:
+    """What a run's ``expected.json`` says, in a sentence for its reports ('' without one)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    if data.get("error"):
+        return f"CIBench: {data['error']}"
+    derived, skipped = data.get("derived") or [], data.get("skipped") or {}
+    return (
+        f"CIBench: the expected outputs of {len(derived)} session(s) are {DERIVED} "
+        f"(their references run once in `{data.get('env', '?')}`); {len(skipped)} session(s) "
+        "whose reference does not run there are skipped."
+    )
