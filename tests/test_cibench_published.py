@@ -25,6 +25,7 @@ from harness.core.errors import ProblemError
 from harness.envs.build import EnvInfo
 from harness.envside import cibench_cells, cibench_scores, formatlib
 from harness.execute import expected
+from harness.execute.rundir import RunDir
 from harness.problems import downloads
 from harness.problems import sets as problemsets
 from harness.problems.formats import cibench_notebooks
@@ -421,6 +422,20 @@ def test_a_session_reads_its_data_files_from_its_directory(tmp_path: Path) -> No
     derivation = expected.derive(loaded, info, cache=tmp_path / "cache")
     assert derivation.skipped == ()
     assert derivation.problems[0].metadata["cibench"]["spec"][0]["text"] == "10\n"
+
+
+def test_bisection_reads_back_what_the_run_derived(tmp_path: Path) -> None:
+    path = tmp_path / "cibench_template" / "numpy" / "numpy_exp01.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(NUMBERS)
+    loaded = problemsets.load_problems([path])
+    run = RunDir(tmp_path / "run")
+    run.root.mkdir()
+    assert expected.as_recorded(loaded, run) is loaded  # the run derived nothing
+    info = EnvInfo(combo="here", ok=True, path=str(Path(sys.executable).parent.parent))
+    run.expected().write_text(json.dumps({"env_info": info.to_dict()}))
+    again = expected.as_recorded(loaded, run)
+    assert again[0].metadata["cibench"]["spec"][0]["text"] == "2.835304\n"
 
 
 def test_the_reports_say_where_expected_outputs_came_from(tmp_path: Path) -> None:

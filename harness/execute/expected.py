@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.envs.build import ENVSIDE
+from harness.envs.build import ENVSIDE, EnvInfo
 from harness.problems import downloads, runtime_data
 from harness.problems.formats import cibench_published
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from harness.core.problem import Problem
-    from harness.envs.build import EnvBuilder, EnvInfo
+    from harness.envs.build import EnvBuilder
     from harness.execute.progress import Reporter
     from harness.execute.rundir import RunDir
     from harness.matrix.spec import Combo, MatrixSpec
@@ -183,8 +183,23 @@ def for_run(
         f"({derivation.cached} from the cache), {len(derivation.skipped)} whose reference "
         "does not run there: skipped"
     )
-    run_dir.expected().write_text(json.dumps(derivation.to_dict(baseline.id), indent=1) + "\n")
+    record = {**derivation.to_dict(baseline.id), "env_info": info.to_dict()}
+    run_dir.expected().write_text(json.dumps(record, indent=1) + "\n")
     return derivation.problems
+
+
+def as_recorded(problems: Sequence[Problem], run_dir: RunDir) -> Sequence[Problem]:
+    """``problems`` with the expected outputs a finished run derived for them, for what
+    re-runs its executions (bisection): read back from the cache under the baseline env
+    the run recorded, or derived there again where the cache lost them."""
+    if not any(needs_derivation(p) for p in problems):
+        return problems
+    try:
+        data = json.loads(run_dir.expected().read_text(encoding="utf-8"))
+        info = EnvInfo.from_dict(data["env_info"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return problems  # the run derived nothing: its sessions were graded without
+    return derive(problems, info).problems
 
 
 def described(path: Path) -> str:
