@@ -6,9 +6,10 @@ pins where each one is published and the sha256 of its bytes. A download goes to
 temporary file in the cache, is checked against its pin and only then renamed into
 place, so the cache never holds a file that failed its check. A set whose checksum is
 not known yet (``sha256=None``) is downloaded, kept and reported as unverified, with the
-sha256 it had, until someone pins it. A set published in a shape this harness does not
-read (a folder of notebooks, a zip) is listed, and refused with a one-line error that
-says how to pass its rows by path instead. Any other URL is downloaded as it is.
+sha256 it had, until someone pins it. A set published where it cannot be fetched from here
+(a Google Drive folder; CIBench's zip, read when passed by path) is listed, and refused
+with a one-line error that says what to pass by path instead. Any other URL is downloaded
+as it is. Archives (``.tar.gz``, ``.zip``) are unpacked once, their members kept inside.
 
 A download is cached as ``<cache>/<12 hex of the URL's sha256>/<name>``, so that the file
 keeps a clean name and its problems a clean set name (``ds1000/12``, not

@@ -7,6 +7,9 @@ problem belongs to a set, named after its directory or file (``problems``, ``ds1
 and its id is ``<set>/<id within the set>``: unique across everything loaded.
 GitChameleon's problems are the set ``gitchameleon`` wherever its folder is; its
 published archive (``.tar.gz``) is read too: unpacked once into the download cache.
+CIBench's experiments as published (``<set>/<module>/<name>.md`` or ``.ipynb``) are read from
+their archive (``.tar.gz``, the official ``.zip``), a folder holding them, or one file
+(``harness.problems.formats.cibench_published``).
 """
 
 from __future__ import annotations
