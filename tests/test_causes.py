@@ -6,6 +6,7 @@ import pytest
 
 from harness.analysis.causes import Cause, Diagnosis, diagnose, site
 from harness.core.results import Outcome, Part, Status
+from harness.envside.protocol import OUTPUT_FORMAT
 
 PANDAS_TB = "<program>:10 in generate_ans\n/env/lib/python3.13/site-packages/pandas/core/generic.py:6434 in __getattr__"
 NUMPY_TB = (
@@ -311,3 +312,23 @@ def test_a_librarys_missing_data_is_its_own_cause(exc: str, message: str, symbol
 def test_where_a_failure_happened(status: Status, frames: str, where: str) -> None:
     outcome = Outcome("r", "c", "p/1", "reference", status, "pandas", traceback=frames)
     assert site(outcome) == where
+
+
+def test_a_changed_repr_is_output_format_drift_not_a_changed_result() -> None:
+    """A CIBench step whose printed output changed and whose values did not (NumPy 2's
+    scalar repr) is its own cause; one wrong value among them is a changed result."""
+    same = f"{OUTPUT_FORMAT}: output 'np.float64(0.5)' is not the expected '0.5'"
+    failed = replace(
+        outcome(Status.FAIL, "AssertionError", "1 of 2 failed (step 2 (num)): …"),
+        parts=(Part("step 1 (num)", "pass"), Part("step 2 (num)", "fail", same)),
+    )
+    found = diagnose(failed)
+    assert found is not None
+    assert found.cause is Cause.OUTPUT_FORMAT
+    wrong = replace(
+        failed,
+        parts=(*failed.parts, Part("step 3 (num)", "fail", "output '2' is not the expected '3'")),
+    )
+    found = diagnose(wrong)
+    assert found is not None
+    assert found.cause is Cause.CHANGED_BEHAVIOUR

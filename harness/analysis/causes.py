@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from harness.core.libraries import BY_KEY, MODULE_TO_PACKAGE, canonical
 from harness.core.results import Status
+from harness.envside.protocol import OUTPUT_FORMAT
 
 if TYPE_CHECKING:
     from harness.core.results import Outcome
@@ -23,6 +24,8 @@ class Cause(str, enum.Enum):
     REMOVED_API = "removed-api"
     CHANGED_SIGNATURE = "changed-signature"
     CHANGED_BEHAVIOUR = "changed-behaviour"  # a wrong result, or a dtype/value error
+    # the printed output changed, the values in it did not (a repr: NumPy 2's scalars)
+    OUTPUT_FORMAT = "output-format"
     WARNING_AS_ERROR = "warning-turned-error"
     NEEDS_NETWORK = "needs-network"
     # a program the code starts is not on this machine (``tesseract``): never drift
@@ -228,6 +231,9 @@ def diagnose(outcome: Outcome) -> Diagnosis | None:
         return Diagnosis(Cause.NEEDS_DATA, data.group(1) or data.group(2) or "")
     if exc.endswith("Warning"):
         return Diagnosis(Cause.WARNING_AS_ERROR, library=_library_of(outcome))
+    failed = [p for p in outcome.parts if p.status in ("fail", "error")]
+    if failed and all(p.message.startswith(OUTPUT_FORMAT) for p in failed):
+        return Diagnosis(Cause.OUTPUT_FORMAT, library=_library_of(outcome))
     if exc in ("AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"):
         found = _removed_symbol(outcome, message)
         if found:

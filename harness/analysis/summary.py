@@ -184,6 +184,8 @@ class Summary:
     # what each model knows, dated from where its ranged answers work (from ``reach``)
     knowledge: Sequence[Knowledge] = ()
     apis: Sequence[ModelApis] = ()  # the deprecated or removed APIs each model reaches for
+    # where expected outputs were derived rather than published (CIBench's), in words
+    expected: str = ""
 
     def bisected_line(self) -> str:
         """How many drifted problems a bisection found the first bad release of."""
@@ -206,6 +208,7 @@ class Summary:
             "reach": [r.to_dict() for r in self.reach],
             "knowledge": [k.to_dict() for k in self.knowledge],
             "apis": [m.to_dict() for m in self.apis],
+            "expected": self.expected,
         }
         return {
             "schema": SCHEMA_VERSION,
@@ -273,6 +276,7 @@ class Summary:
             reach=parsed("reach", each(Reach.from_dict), ()),
             knowledge=parsed("knowledge", each(Knowledge.from_dict), ()),
             apis=parsed("apis", each(ModelApis.from_dict), ()),
+            expected=parsed("expected", str, ""),
         )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from harness import reports
 from harness.core.errors import UsageError
 from harness.envs.build import EnvBuilder
+from harness.execute import expected
 from harness.execute import options as execution_options
 from harness.execute.job import (
     Job,
@@ -54,7 +55,8 @@ def bisect_job(
     if manifest is None:
         raise UsageError(f"{run_dir}: not a results directory (no run.json)")
     locations = problems or manifest.inputs.problems
-    all_problems = problemsets.load(locations)
+    # CIBench's sessions graded against the expected outputs the run derived
+    all_problems = list(expected.as_recorded(problemsets.load(locations), run))
     solutions = load_solutions(
         all_problems, all_problems, answers or manifest.inputs.answers, idioms=False
     )

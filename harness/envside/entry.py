@@ -3,6 +3,7 @@
     __main__.py run BATCH.json     run a batch; one JSON line per finished execution
     __main__.py floor BATCH.json   the same programs without isolation (benchmarks)
     __main__.py probe MODULE...    what the environment imports (one JSON line)
+    __main__.py capture SESSIONS.json  CIBench references' outputs, one JSON line each
     __main__.py exec FD PARENT     one execution in a fresh interpreter (internal)
     __main__.py solution FD CONFIG an untrusted solution's process, for the guard (internal)
 
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
 
         solution.template_main(int(argv[2]), json.loads(argv[3]))
         return 0
-    if command in ("run", "floor") and not in_child_environment():
+    if command in ("run", "floor", "capture") and not in_child_environment():
         # the host's harness process: if it dies, so does this runner and all below it
         sandbox.die_with_parent(os.getppid())
         # Start over in exactly the environment a fresh execution gets, so forked
@@ -60,6 +61,10 @@ def main(argv: list[str]) -> int:
     os.dup2(2, 1)
     if command in ("run", "floor"):
         return run(command, argv[2], protocol)
+    if command == "capture":
+        from .capture import capture  # only the derivation of expected outputs runs it
+
+        return capture(argv[2], protocol)
     if command == "probe":
         protocol.write(json.dumps(probe_modules(argv[2:])) + "\n")
         return 0

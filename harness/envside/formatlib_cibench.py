@@ -8,10 +8,12 @@ one and the check run here. A CIBench context imports ``harness_session`` from h
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import os
 from typing import Any, Dict, List, Optional
 
-from . import guard
+from . import cibench_cells, cibench_scores, guard
 from .formatlib import (
     active,
     decided,
@@ -22,8 +24,9 @@ from .formatlib import (
     in_process,
     names_loaded,
 )
+from .protocol import OUTPUT_FORMAT
 
-__all__ = ["harness_session"]
+__all__ = ["harness_cibench_experiment", "harness_session"]
 
 
 class _Session:
@@ -123,3 +126,85 @@ def _grade_step(session: _Session, code: Optional[str], number: int, step: Dict[
         assert not reason, reason
     if step.get("check"):
         session.check(step["check"], number)
+
+
+# -- CIBench's experiments as published: steps graded by their type, as upstream grades ----
+
+
+def harness_cibench_experiment(
+    solution: str,
+    spec: List[Dict[str, Any]],
+    data: List[List[str]],
+    unavailable: str,
+    oracle: bool,
+    marker: str,
+    expected: str = "published",
+) -> None:
+    """Grade an experiment step by step: each step runs in the session (the solution's
+    process for an answer), its text and figure come back as data and are scored here
+    against the expected ones (``cibench_scores``), by the step's type."""
+    import re
+
+    if unavailable:  # the host skips such a session without sending it (execute/runner.py)
+        raise RuntimeError("cannot run: %s" % unavailable)
+    cibench_cells.stage(data, os.getcwd())
+    pieces = re.split(marker, solution, flags=re.MULTILINE)
+    steps: Dict[int, str] = {}
+    for number, code in zip(pieces[1::2], pieces[2::2]):
+        steps[int(number)] = steps.get(int(number), "") + code
+    if pieces[0].strip():
+        steps[1] = pieces[0] + steps.get(1, "")
+    apart = active()
+    if apart is not None:
+        apart.engaged = True
+    session = _Session(apart)
+    session.cell(cibench_cells.SEED)
+    parts = []
+    for number, step in enumerate(spec, start=1):
+        name = "step %d (%s)" % (number, step["type"])
+        try:
+            text, figure = cibench_cells.run_step(session.cell, _code(steps, number))
+            part = _scored(name, step, text, figure)
+            if expected != "published" and step["type"] != "exec":
+                # what a scored step was compared with: say where it came from
+                part["message"] = "%s [expected output %s]" % (part["message"], expected)
+            parts.append(part)
+        except Exception as exc:
+            parts.append(exception_part(name, exc))
+            if oracle:
+                with contextlib.suppress(Exception):
+                    cibench_cells.run_step(session.cell, step["reference"])
+    harness_verdict(parts)
+
+
+def _scored(name: str, step: Dict[str, Any], text: str, figure: Optional[str]) -> Dict[str, Any]:
+    """The part of a step that ran: ``exec`` passes; the others by their score."""
+    kind = step["type"]
+    want = step.get("figure") if kind == "vis" else step.get("text")
+    if kind == "exec":
+        return {"name": name, "status": "pass"}
+    if want is None:
+        return {"name": name, "status": "skipped", "message": "no expected output to compare"}
+    if kind == "num":
+        ok = cibench_scores.num_matches(text, want)
+        message = "" if ok else "output %r is not the expected %r" % (text[:150], want[:150])
+        if not ok and cibench_scores.same_values(text, want):
+            message = "%s: %s" % (OUTPUT_FORMAT, message)
+    elif kind == "text":
+        score = cibench_scores.rouge1(text, want)
+        ok = score >= cibench_scores.TEXT_THRESHOLD
+        message = "rouge1 %.3f (passes from %.2f)" % (score, cibench_scores.TEXT_THRESHOLD)
+    elif figure is None:
+        ok, message = False, "the step drew no figure"
+    else:
+        score = cibench_scores.ssim(base64.b64decode(figure), base64.b64decode(want))
+        ok = score >= cibench_scores.VIS_THRESHOLD
+        message = "ssim %.3f (passes from %.2f)" % (score, cibench_scores.VIS_THRESHOLD)
+    return {"name": name, "status": "pass" if ok else "fail", "message": message}
+
+
+def _code(steps: Dict[int, str], number: int) -> str:
+    code = steps.get(number)
+    if code is None:
+        raise LookupError("the solution has no code for step %d" % number)
+    return code

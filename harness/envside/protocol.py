@@ -54,6 +54,11 @@ FORMAT_HELPERS: Mapping[str, str] = types.MappingProxyType(
     }
 )
 
+# How a graded part's message starts when a step's printed output changed and the values
+# in it did not (CIBench: NumPy 2's ``np.float64(0.5)`` for ``0.5``): the host's causes
+# tell this output-format drift from a broken API by it.
+OUTPUT_FORMAT = "output format changed, values the same"
+
 # How an execution ended (the host's ``core/results.Status`` takes its values from here).
 PASS = "pass"
 FAIL = "fail"  # the checks ran and found a wrong result (AssertionError)

@@ -201,7 +201,9 @@ def cover_tmp(workdir: str, tmp_mb: int = 256) -> None:
 
 # the runtime-data caches the host points libraries at (harness/problems/runtime_data.py): read
 # from wherever they are, under /tmp included
-DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA")
+# the runtime datasets' caches and CIBench's staged data files (problems/runtime_data.py):
+# read by executions, so bound back where they live under /tmp
+DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA", "HARNESS_CIBENCH_DATA")
 
 
 def _private_tmp(needed: list[str], size_mb: int) -> bool:

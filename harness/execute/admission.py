@@ -124,7 +124,9 @@ def measure(
         return Admission()
     answered: dict[str, Execution] = {}
     for e in executions:
-        if e.solution.source.startswith(MODEL_PREFIX) and e.problem.reference_code:
+        # a problem that cannot run anywhere is skipped, not measured (runner.py)
+        runs = not e.problem.metadata.get("unavailable")
+        if e.solution.source.startswith(MODEL_PREFIX) and e.problem.reference_code and runs:
             answered.setdefault(key(e), e)
     if not answered:
         return Admission()

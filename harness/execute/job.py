@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.core.results import OutcomeWriter, repair_outcomes
-from harness.execute import admission
+from harness.execute import admission, expected
 from harness.execute.rundir import RecordedOptions, RunDir, RunInputs, RunManifest
 from harness.execute.runner import ComboRun, Execution, RunOptions, pair
 
@@ -149,7 +149,9 @@ def execute(job: Job, builder: EnvBuilder, reporter: Reporter) -> None:
     _write_manifest(job)
     # reports count the old APIs model answers use: keep them with the run
     job.run_dir.write_answers(job.solutions)
-    executions = pair(job.problems, job.solutions, job.options.repeat)
+    # CIBench's sessions without published outputs: derived once, in the baseline
+    problems = expected.for_run(job.problems, job.spec, job.combos, builder, job.run_dir, reporter)
+    executions = pair(problems, job.solutions, job.options.repeat)
     for combo in job.combos:
         todo = _todo(job, combo.id, executions, reporter)
         if job.placement:  # each problem in its own combo only

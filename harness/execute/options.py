@@ -21,6 +21,7 @@ from harness.core.errors import UsageError
 from harness.core.text import split
 from harness.execute.runner import DEFAULT_MEMORY_MB, RunOptions
 from harness.problems import runtime_data
+from harness.problems.formats import cibench_published
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -34,7 +35,8 @@ def hidden(*paths: Path | str) -> tuple[str, ...]:
 
 
 def _data_environment() -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(runtime_data.environment().items()))
+    staged = cibench_published.environment()  # CIBench's data files, read by its sessions
+    return tuple(sorted({**runtime_data.environment(), **staged}.items()))
 
 
 def read_allowlist(path: str | None) -> str:

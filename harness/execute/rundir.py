@@ -304,6 +304,10 @@ class RunDir:
     def executor_info(self, combo: str) -> Path:
         return self.root / "envs" / f"{combo}.executor.json"
 
+    def expected(self) -> Path:
+        """The expected outputs derived for the run (CIBench's, ``execute/expected.py``)."""
+        return self.root / "expected.json"
+
     def admission(self, combo: str) -> Path:
         """The allowlist lines the combo's checker admitted beyond the shipped list,
         measured on the references there (``harness/execute/admission.py``)."""

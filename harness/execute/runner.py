@@ -190,6 +190,16 @@ class ComboRun:
             for e, seq in zip(executions, numbers, strict=True):
                 self._record(self.outcome(e, seq, Status.ENV_ERROR, message=message))
             return
+        # a problem that cannot run anywhere (a data file its published copy lacks, a
+        # reference that does not run in the baseline: CIBench's) is not sent
+        runnable = []
+        for e, seq in zip(executions, numbers, strict=True):
+            reason = e.problem.metadata.get("unavailable")
+            if reason:
+                self._record(self.outcome(e, seq, Status.SKIPPED, message=str(reason)))
+            else:
+                runnable.append((e, seq))
+        executions, numbers = [e for e, _ in runnable], [seq for _, seq in runnable]
         if not executions:
             return
         pending = dict(

@@ -6,9 +6,10 @@ pins where each one is published and the sha256 of its bytes. A download goes to
 temporary file in the cache, is checked against its pin and only then renamed into
 place, so the cache never holds a file that failed its check. A set whose checksum is
 not known yet (``sha256=None``) is downloaded, kept and reported as unverified, with the
-sha256 it had, until someone pins it. A set published in a shape this harness does not
-read (a folder of notebooks, a zip) is listed, and refused with a one-line error that
-says how to pass its rows by path instead. Any other URL is downloaded as it is.
+sha256 it had, until someone pins it. A set published where it cannot be fetched from here
+(a Google Drive folder; CIBench's zip, read when passed by path) is listed, and refused
+with a one-line error that says what to pass by path instead. Any other URL is downloaded
+as it is. Archives (``.tar.gz``, ``.zip``) are unpacked once, their members kept inside.
 
 A download is cached as ``<cache>/<12 hex of the URL's sha256>/<name>``, so that the file
 keeps a clean name and its problems a clean set name (``ds1000/12``, not
@@ -24,6 +25,7 @@ import shutil
 import sys
 import tarfile
 import tempfile
+import zipfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -125,9 +127,10 @@ NAMED_SETS = (
         licence="Apache-2.0",
         homepage="https://github.com/open-compass/CIBench",
         refused=(
-            "published as a zip of Jupyter notebooks, which a run does not read; turn "
-            "each into a session row (harness.problems.formats.cibench.notebook_row), write them "
-            "to a JSONL file and pass that file by path"
+            "get the official cibench_dataset.zip (executed notebooks, with upstream's "
+            "outputs) from OpenCompass's release 0.2.4.rc1 and pass that file by path: "
+            "--problems /path/to/cibench_dataset.zip; the published Markdown reads too "
+            "(its .tar.gz, folder or one .md)"
         ),
     ),
 )
@@ -244,6 +247,7 @@ def extract(archive: Path, cache: Path | None = None) -> Path:
     except OSError as exc:
         raise ProblemError(shown, None, f"cannot read: {exc.strerror}") from None
     name = archive.name.removesuffix(".gz").removesuffix(".tar").removesuffix(".tgz")
+    name = name.removesuffix(".zip")
     target = (cache or cache_dir()) / digest[:12] / (name or "archive")
     if target.is_dir():
         return target
@@ -251,10 +255,13 @@ def extract(archive: Path, cache: Path | None = None) -> Path:
     partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part"))
     try:
         try:
-            with tarfile.open(archive, "r:*") as tar:
-                for member in tar:
-                    _unpack(tar, member, partial, shown)
-        except (tarfile.TarError, EOFError, OSError) as exc:
+            if archive.suffix == ".zip":
+                _unzip(archive, partial, shown)
+            else:
+                with tarfile.open(archive, "r:*") as tar:
+                    for member in tar:
+                        _unpack(tar, member, partial, shown)
+        except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
             raise ProblemError(shown, None, f"cannot unpack: {exc}") from None
         try:
             partial.rename(target)  # only a whole unpacking gets the name
@@ -282,3 +289,21 @@ def _unpack(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, shown: st
             shutil.copyfileobj(source, out, CHUNK)
     else:  # a link could point anywhere: a dataset is folders and files
         raise ProblemError(shown, member.name, "is not a folder or a regular file: refused")
+
+
+def _unzip(archive: Path, root: Path, shown: str) -> None:
+    """A zip's folders and files (CIBench's official release), each inside ``root``."""
+    with zipfile.ZipFile(archive) as bundle:
+        for info in bundle.infolist():
+            parts = Path(info.filename).parts
+            if not parts or Path(info.filename).is_absolute() or ".." in parts:
+                raise ProblemError(
+                    shown, info.filename, "leads out of the archive's folder: refused"
+                )
+            path = root.joinpath(*parts)
+            if info.is_dir():
+                path.mkdir(parents=True, exist_ok=True)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with bundle.open(info) as source, path.open("wb") as out:
+                shutil.copyfileobj(source, out, CHUNK)

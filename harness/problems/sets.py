@@ -7,6 +7,9 @@ problem belongs to a set, named after its directory or file (``problems``, ``ds1
 and its id is ``<set>/<id within the set>``: unique across everything loaded.
 GitChameleon's problems are the set ``gitchameleon`` wherever its folder is; its
 published archive (``.tar.gz``) is read too: unpacked once into the download cache.
+CIBench's experiments as published (``<set>/<module>/<name>.md`` or ``.ipynb``) are read from
+their archive (``.tar.gz``, the official ``.zip``), a folder holding them, or one file
+(``harness.problems.formats.cibench_published``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from harness.core.jsonl import line_error, read_rows
 from harness.core.libraries import canonical, lookup
 from harness.problems import downloads, formats
 from harness.problems.downloads import extract
-from harness.problems.formats import gitchameleon
+from harness.problems.formats import cibench_published, gitchameleon
 from harness.problems.formats.common import Row
 from harness.problems.formats.ours import load_toml_problem
 
@@ -32,7 +35,7 @@ if TYPE_CHECKING:
 
 
 CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
-ARCHIVES = (".tar.gz", ".tgz")
+ARCHIVES = (".tar.gz", ".tgz", ".zip")
 
 T = TypeVar("T")
 
@@ -80,8 +83,11 @@ def set_root(path: Path, given: Path) -> Path:
 
 
 def load_directory(root: Path) -> list[Problem]:
-    """Problems in ``root/**/*.toml`` (but ``catalogue.toml``), and JSONL files below ``root``."""
+    """Problems in ``root/**/*.toml`` (but ``catalogue.toml``), JSONL files and CIBench's
+    experiments (``<set>/<module>/<name>.md``) below ``root``."""
     problems = []
+    if cibench_published.experiments_in(root):
+        problems.extend(cibench_published.load_folder(root))
     for path in sorted(p for p in root.rglob("*.toml") if p.name not in CONFIG_FILES):
         base = set_root(path.resolve(), root.resolve())
         problems.append(load_toml_problem(path, base, set_name_of(base)))
@@ -92,15 +98,20 @@ def load_directory(root: Path) -> list[Problem]:
 
 
 def load_archive(path: Path) -> list[Problem]:
-    """The GitChameleon datasets in a ``.tar.gz`` (its ``dataset/`` folder, or a whole
-    checkout of its repository), unpacked once into the download cache."""
-    found = gitchameleon.datasets_in(extract(path))
+    """The GitChameleon datasets in an archive (its ``dataset/`` folder, or a whole
+    checkout of its repository), or CIBench's experiments (its ``.tar.gz`` or the official
+    ``.zip``), unpacked once into the download cache."""
+    folder = extract(path)
+    if cibench_published.experiments_in(folder):
+        return cibench_published.load_folder(folder)
+    found = gitchameleon.datasets_in(folder)
     if not found:
         raise ProblemError(
             str(path),
             None,
-            f"no GitChameleon dataset in this archive ({gitchameleon.DATASET} beside "
-            f"{gitchameleon.HIDDEN_TESTS}/); pass a problem file or folder instead",
+            f"no GitChameleon dataset ({gitchameleon.DATASET} beside "
+            f"{gitchameleon.HIDDEN_TESTS}/) or CIBench experiment in this archive; "
+            "pass a problem file or folder instead",
         )
     return [problem for dataset in found for problem in load_jsonl(dataset)]
 
@@ -117,6 +128,8 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
             batch = [load_toml_problem(path, base, set_name_of(base))]
         elif path.name.endswith(ARCHIVES):
             batch = load_archive(path)
+        elif path.suffix in cibench_published.SUFFIXES:
+            batch = cibench_published.load_experiment(path)
         else:
             batch = load_jsonl(path)
         for problem in batch:

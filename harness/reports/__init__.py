@@ -16,6 +16,7 @@ from harness.analysis.vintage import build_timeline
 from harness.core.errors import HarnessError
 from harness.core.results import write_json
 from harness.envs.build import EnvInfo
+from harness.execute import expected as derived_outputs
 from harness.problems import downloads
 from harness.problems import sets as problemsets
 from harness.reports import deprecations as deprecations_report
@@ -74,6 +75,7 @@ def write_reports(
         repairs=repair_table.read(run.verification_json),
         timeline=build_timeline(outcomes, envs),
         trends=night_trends or (kept.trends if kept else None),
+        expected=derived_outputs.described(run.expected()),
     )
     summary = with_reach(summary, ranges.read(run.reach_json))
     _write_junit(run, combos, envs, outcomes)

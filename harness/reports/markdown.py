@@ -126,6 +126,7 @@ def _title(summary: Summary) -> list[str]:
         ),
         "",
         f"Era order: {' → '.join(f'`{c}`' for c in summary.order)}",
+        *(["", summary.expected] if summary.expected else []),
     ]
 
 

@@ -24,6 +24,7 @@ from harness.problems.formats.common import Format, Row, check, context, main_li
 
 ORACLE_SUFFIX = "/oracle"
 _MARKER = re.compile(r"^# %% step (\d+)[ \t]*(?:\n|$)", re.MULTILINE)
+MARKER = _MARKER.pattern  # what the env side splits a solution at
 
 
 def script(steps: list[str]) -> str:
