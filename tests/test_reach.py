@@ -299,3 +299,16 @@ def test_a_stale_answer_is_dated_before_the_change_it_missed(tmp_path: Path) -> 
     assert known["date"] < stale["dates"]["2.0.0"]  # ISO dates compare as days
     text = (out / "reach.md").read_text()
     assert "`stale`: 100% of its answers are written for older releases than asked" in text
+
+
+def test_an_answer_is_looked_for_past_releases_that_do_not_install() -> None:
+    # the old side's far end and middle do not install beside the held pins (SciPy 1.11
+    # beside NumPy 2): the answer is looked for on the releases in from them, which do
+    lab = Lab(between("1.7.3", "1.9.3"), installs=lambda v, py: Version(v) >= Version("1.9.3"))
+    found = run_answer(lab, "1.12.0")
+    assert (found.lowest, found.highest, found.above, found.error) == (
+        "1.9.3",
+        "1.9.3",
+        "1.10.1",
+        -3,
+    )

@@ -196,12 +196,18 @@ def _elsewhere(
     # from the pinned one outwards, the older side first: a model's answer is far more
     # often written for older releases than for newer ones
     sides = (list(series[: at + 1][::-1]), list(series[at:]))
-    for span in sides:
+    for older, span in zip((True, False), sides, strict=True):
         far_end: bool | None = None  # how the far end answered, once asked
-        for probe in dict.fromkeys(i for i in (len(span) - 1, len(span) // 2) if i > 0):
+        for first in dict.fromkeys(i for i in (len(span) - 1, len(span) // 2) if i > 0):
+            probe = first
             answer = yield from ask(span[probe])
             if probe == len(span) - 1:
                 far_end = answer.passed
+            while answer.passed is None and probe > 1:
+                # it does not install here (the other pins held: SciPy 1.11 beside NumPy
+                # 2): the next release in, until one installs
+                probe -= 1
+                answer = yield from ask(span[probe])
             if not answer.passed:
                 continue
             # bisect from the passing probe towards the pinned release (which fails)...
@@ -223,9 +229,11 @@ def _elsewhere(
                 far, farther, _ = yield from _edge(
                     execution, package, outward[:-1], python, others, trials, ask, as_of
                 )
-            ends = sorted([near, far], key=Version)
-            fails = (nearer, farther) if Version(near) <= Version(far) else (farther, nearer)
-            return ends[0], ends[1], fails[0], fails[1]
+            # on the older side the near end is the range's newest release, on the newer
+            # side its oldest (the same release when the range is one release wide)
+            if older:
+                return far, near, farther, nearer
+            return near, far, nearer, farther
     return None
 
 
