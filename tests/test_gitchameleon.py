@@ -328,8 +328,8 @@ def test_an_archive_without_a_dataset_is_refused(
     with pytest.raises(ProblemError) as caught:
         problemsets.load_problems([archive])
     assert str(caught.value) == (
-        f"{archive}: no GitChameleon dataset in this archive (dataset.jsonl beside "
-        "hidden_tests/); pass a problem file or folder instead"
+        f"{archive}: no GitChameleon dataset (dataset.jsonl beside hidden_tests/) or CIBench "
+        "experiment in this archive; pass a problem file or folder instead"
     )
 
 
