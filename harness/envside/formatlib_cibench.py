@@ -61,6 +61,20 @@ class _Session:
         exec(compiled, namespace)
 
 
+def _split_steps(solution: str, marker: str) -> Dict[int, str]:
+    """A percent-format script → {step number: code}; code before the first marker is
+    step 1's prologue (the host's ``formats.cibench.split``, on this side)."""
+    import re
+
+    pieces = re.split(marker, solution, flags=re.MULTILINE)
+    steps: Dict[int, str] = {}
+    for number, code in zip(pieces[1::2], pieces[2::2]):
+        steps[int(number)] = steps.get(int(number), "") + code
+    if pieces[0].strip():
+        steps[1] = pieces[0] + steps.get(1, "")
+    return steps
+
+
 def harness_session(
     solution: str,
     setup: str,
@@ -72,14 +86,7 @@ def harness_session(
     """Grade a session step by step: each step's code runs in the session; its output is
     compared with the expected one and its check run here, on data. In oracle mode a
     failed step is replaced by its reference, so that each later step is judged alone."""
-    import re
-
-    pieces = re.split(marker, solution, flags=re.MULTILINE)
-    steps: Dict[int, str] = {}
-    for number, code in zip(pieces[1::2], pieces[2::2]):
-        steps[int(number)] = steps.get(int(number), "") + code
-    if pieces[0].strip():
-        steps[1] = pieces[0] + steps.get(1, "")
+    steps = _split_steps(solution, marker)
     apart = active()
     reason = decided()
     if reason and fallback:
@@ -143,17 +150,10 @@ def harness_cibench_experiment(
     """Grade an experiment step by step: each step runs in the session (the solution's
     process for an answer), its text and figure come back as data and are scored here
     against the expected ones (``cibench_scores``), by the step's type."""
-    import re
-
     if unavailable:  # the host skips such a session without sending it (execute/runner.py)
         raise RuntimeError("cannot run: %s" % unavailable)
     cibench_cells.stage(data, os.getcwd())
-    pieces = re.split(marker, solution, flags=re.MULTILINE)
-    steps: Dict[int, str] = {}
-    for number, code in zip(pieces[1::2], pieces[2::2]):
-        steps[int(number)] = steps.get(int(number), "") + code
-    if pieces[0].strip():
-        steps[1] = pieces[0] + steps.get(1, "")
+    steps = _split_steps(solution, marker)
     apart = active()
     if apart is not None:
         apart.engaged = True
