@@ -776,14 +776,20 @@ def test_a_library_installed_under_another_name_says_so_in_the_matrix() -> None:
 # -- the real thing: three published problems, each in its own env ----------------------------
 
 REAL = {"71": "custom_round", "72": "custom_product", "160": "count_unique_hmean"}
+# Two models' answers as upstream's tools write them, unconverted. A generation file
+# (``example_id`` + ``answer``: the model's whole reply, prose around a fenced program)...
 BROKEN = [
     {  # rounds to one decimal: four of the six tests fail
         "example_id": "71",
-        "answer": "import numpy as np\n\ndef custom_round(arr):\n    return np.around(arr, 1)\n",
+        "answer": "Round with NumPy:\n\n```python\nimport numpy as np\n\n"
+        "def custom_round(arr):\n    return np.around(arr, 1)\n```\n\nThis keeps the shape.",
     },
+]
+# ...and an agent's result file (``example_id`` + ``output``)
+AGENT = [
     {  # a function NumPy never had: every test errors
         "example_id": "72",
-        "answer": "import numpy as np\n\ndef custom_product(arr):\n    return np.no_such_product(arr)\n",
+        "output": "import numpy as np\n\ndef custom_product(arr):\n    return np.no_such_product(arr)\n",
     },
 ]
 
@@ -794,14 +800,16 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (dataset,) = gitchameleon.datasets_in(downloads.extract(PUBLISHED, work / "cache"))
     problems = [p for p in problemsets.load_problems([dataset]) if p.native_id in REAL]
     envs = own_envs.derive(problems)
-    broken = work / "broken-answers.jsonl"
+    broken, agent = work / "broken-answers.jsonl", work / "agent.jsonl"
     broken.write_text("".join(json.dumps(row) + "\n" for row in BROKEN))
+    agent.write_text("".join(json.dumps(row) + "\n" for row in AGENT))
     # the run shape of its own: every problem only in the env it brings
-    command = ["run", "--own-envs", "--problems", str(dataset.parent), "--answers", str(broken)]
+    command = ["run", "--own-envs", "--problems", str(dataset.parent)]
+    command += ["--answers", str(broken), "--answers", str(agent)]
     for example in REAL:
         command += ["--problem-id", f"gitchameleon/{example}"]
     command += ["--results", str(work / "results"), "--run-id", "gc", "--no-history", "-j", "2"]
-    run_harness(*command, cwd=ROOT)
+    ran = run_harness(*command, cwd=ROOT)
     found: dict[tuple[str, str], Any] = {}
     ran_in: dict[str, set[str]] = {}
     for combo in envs.combos:
@@ -809,7 +817,7 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         for row in map(json.loads, lines):
             found[(row["problem_id"], row["source"])] = row
             ran_in.setdefault(row["problem_id"], set()).add(combo.id)
-    return {"envs": envs, "outcomes": found, "ran_in": ran_in}
+    return {"envs": envs, "outcomes": found, "ran_in": ran_in, "log": ran.stderr}
 
 
 def parts(outcome: dict[str, Any]) -> dict[str, str]:
@@ -868,7 +876,22 @@ def test_a_broken_answer_fails_naming_the_failing_tests(real_run: dict[str, Any]
         "4 of 6 failed (TestCustomRound::test_custom_round_decimals, "
     )
     assert wrong["message"].endswith("): Arrays are not equal")
-    missing = outcomes[("gitchameleon/72", "model:broken")]
+    missing = outcomes[("gitchameleon/72", "model:agent")]
     assert (missing["status"], missing["exc_type"]) == ("error", "AttributeError")
     assert missing["message"] == "module 'numpy' has no attribute 'no_such_product'"
     assert set(parts(missing).values()) == {"error"}
+
+
+@pytest.mark.network
+@pytest.mark.skipif(not PUBLISHED.is_file(), reason="needs ../shared/data/gitchameleon")
+def test_upstreams_answer_files_are_read_as_they_are(real_run: dict[str, Any]) -> None:
+    """Each file's shape said in one line; the prose around the generation's fence is
+    dropped as upstream's ``extract_code`` drops it (else the program would not import)."""
+    log = real_run["log"]
+    assert (
+        "answers broken-answers.jsonl: GitChameleon generations (example_id + answer), 1 answers"
+        in log
+    )
+    assert "answers agent.jsonl: GitChameleon agent results (example_id + output), 1 answers" in log
+    rounded = real_run["outcomes"][("gitchameleon/71", "model:broken")]
+    assert rounded["exc_type"] == "AssertionError"  # ran and was judged: not a SyntaxError

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from harness.analysis import ranges
 from harness.analysis.ranges import Reach, classify, share_untested
 from harness.core.problem import REFERENCE, Problem, Solution
 from harness.core.results import Outcome, Status
@@ -248,6 +249,22 @@ def test_where_an_answer_works_and_its_signed_error(
     assert len(lab.asked) == len(set(lab.asked)) == found.trials  # no release twice
 
 
+def test_a_release_asked_for_in_short_is_the_release_itself() -> None:
+    # GitChameleon asks for "pandas 2": it is 2.0.0, one release after 1.5.3, whatever
+    # order a set would give two spellings of one version
+    series = ["1.4.4", "1.5.3", "2.0.0", "2.0.1"]
+    assert ranges.signed_error(series, "2", "1.4.4", "1.5.3") == -1
+    assert ranges.signed_error(series, "2.0", "2.0.1", "2.0.1") == 1
+    lab = Lab(between("1.0", "1.9"))
+    investigation = reach.investigate(
+        ANSWER, "scipy", "2", "3.10", {}, lambda p, py: series, "2.0.1"
+    )
+    (found,) = lab_mod.drive(lab, [investigation])
+    assert (found.highest, found.above, found.error) == ("1.5.3", "2", -1)
+    assert [v for v, _ in lab.asked].count("2") == 1  # asked once, as asked
+    assert "2.0.0" not in [v for v, _ in lab.asked]
+
+
 def test_an_answer_that_passes_nowhere_tried_has_no_range() -> None:
     lab = Lab(lambda v, py: False)
     found = run_answer(lab)
@@ -312,3 +329,62 @@ def test_an_answer_is_looked_for_past_releases_that_do_not_install() -> None:
         "1.10.1",
         -3,
     )
+
+
+# Answers to GitChameleon in upstream's own shapes: a model's generations (prose around a
+# fenced program) and an agent's results (``output``), ranged over their libraries' releases.
+GENERATIONS = {
+    # pandas 2 asked; DataFrame.append was removed in 2.0: stale, one release behind
+    "65": "Frames can be appended:\n\n```python\nimport pandas as pd\n"
+    "def combined(df1, df2, series1, series2):\n"
+    "    return df1.append(df2, ignore_index=True), series1.append(series2, ignore_index=True)\n"
+    "```\n\nThe frames come first.",
+    # pandas 1.4 asked; concat works there and on: no error
+    "63": "```python\nimport pandas as pd\ndef combined(df1, df2, series1, series2):\n"
+    "    return pd.concat([df1, df2], ignore_index=True), "
+    "pd.concat([series1, series2], ignore_index=True)\n```",
+    # SciPy 1.8.1 asked; expm of a stack of matrices came in 1.9: ahead by one release
+    "111": "```python\nfrom scipy import linalg\nimport numpy as np\n"
+    "def compute_matrix_exponential(A):\n    return linalg.expm(A)\n```\nDone.",
+}
+AGENT = {"64": "import pandas as pd\ndef correct_type(index):\n    return str(index.dtype)\n"}
+
+
+@pytest.mark.slow
+@pytest.mark.network
+@pytest.mark.skipif(not PUBLISHED.is_file(), reason="needs ../shared/data/gitchameleon")
+def test_gitchameleon_answers_as_upstream_wrote_them_get_signed_errors(tmp_path: Path) -> None:
+    generations, agent = tmp_path / "mymodel-generations.jsonl", tmp_path / "myagent.jsonl"
+    generations.write_text(
+        "".join(json.dumps({"example_id": i, "answer": a}) + "\n" for i, a in GENERATIONS.items())
+    )
+    agent.write_text(
+        "".join(json.dumps({"example_id": i, "output": a}) + "\n" for i, a in AGENT.items())
+    )
+    ids = [arg for i in [*GENERATIONS, *AGENT] for arg in ("--problem-id", f"gitchameleon/{i}")]
+    out = tmp_path / "reach"
+    ran = run_harness(
+        "reach", "--problems", str(PUBLISHED), *ids, "--answers", str(generations),
+        "--answers", str(agent), "--out", str(out), "-j", "2", cwd=ROOT,
+    )  # fmt: skip
+    assert "GitChameleon generations (example_id + answer), 3 answers" in ran.stderr
+    assert "GitChameleon agent results (example_id + output), 1 answers" in ran.stderr
+    found = {
+        (r["problem_id"].split("/")[1], r["source"]): r
+        for r in json.loads((out / "reach.json").read_text())
+    }
+    errors = {key: r["error"] for key, r in found.items() if key[1] != "reference"}
+    assert errors == {
+        ("65", "model:mymodel-generations"): -1,
+        ("63", "model:mymodel-generations"): 0,
+        ("111", "model:mymodel-generations"): 1,
+        ("64", "model:myagent"): 0,
+    }
+    stale = found[("65", "model:mymodel-generations")]
+    # it fails at the release asked for (GitChameleon's "pandas 2") and works up to 1.5
+    assert (stale["above"], stale["highest"][:4]) == ("2", "1.5.")
+    ahead = found[("111", "model:mymodel-generations")]
+    assert (ahead["below"], ahead["lowest"]) == ("1.8.1", "1.9.0")
+    known = {k["source"]: k for k in json.loads((out / "knowledge.json").read_text())}
+    model = known["model:mymodel-generations"]
+    assert (model["stale"], model["ahead"], model["answers"]) == (1 / 3, 1 / 3, 3)

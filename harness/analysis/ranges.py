@@ -83,11 +83,13 @@ class Reach:
 def signed_error(series: Sequence[str], pinned: str, lowest: str, highest: str) -> int:
     """How far the range [``lowest``, ``highest``] of ``series`` (final releases, oldest
     first) lies from ``pinned``, in releases: 0 inside, negative below, positive above."""
-    at = series.index(pinned)
+    # by Version, not by string: a problem that asks for "2" asks for 2.0.0
+    position = {Version(v): i for i, v in reversed(list(enumerate(series)))}
+    at = position[Version(pinned)]
     if Version(highest) < Version(pinned):
-        return series.index(highest) - at
+        return position[Version(highest)] - at
     if Version(lowest) > Version(pinned):
-        return series.index(lowest) - at
+        return position[Version(lowest)] - at
     return 0
 
 

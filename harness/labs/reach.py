@@ -102,8 +102,8 @@ def investigate(
         return (yield Need(on, pins, execution, package, as_of=as_of))
 
     series = finals(releases(package, python))
-    if pinned not in series:
-        series = sorted({*series, pinned}, key=Version)
+    # the release asked for, spelled as asked: a problem's "2" is 2.0.0, not one beside it
+    series = sorted([*(v for v in series if Version(v) != Version(pinned)), pinned], key=Version)
     start = yield from ask(pinned)
     if as_of is not None and start.env.ok:
         others = {p: v or start.env.versions.get(p, "") for p, v in others.items()}
