@@ -95,6 +95,21 @@ EXTRA = [
         "assert result[0, 1] == 0.5",
     ),
     (
+        "numpy-nonzero-0d",  # BigCodeBench/39: one p-value against the threshold
+        "import numpy as np",
+        "result = np.where(np.float64(0.01) < 0.05)[0].tolist()",
+        "assert result == [0]",
+    ),
+    (
+        "unittest-removed-aliases",  # BigCodeBench/227, 352, 394: Python 3.13 here
+        "import unittest\nt = unittest.TestCase()",
+        (
+            "t.assertEquals(1, 1)\nt.assertAlmostEquals(0.5, 0.5001, places=3)\n"
+            "t.assertDictContainsSubset({'a': 1}, {'a': 1, 'b': 2})\nresult = True"
+        ),
+        "assert result is True",
+    ),
+    (
         "matplotlib-get-cmap-to-colormaps",
         "import matplotlib\nmatplotlib.use('Agg')",
         "from matplotlib import cm\nresult = cm.get_cmap('viridis').name",
