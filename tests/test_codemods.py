@@ -717,6 +717,41 @@ CASES += [
         "out = np.where(mask, a, b)\nnp.where(np.atleast_1d(c))\n",
         "out = np.where(mask, a, b)\nnp.where(np.atleast_1d(c))\n",
     ),
+    (
+        "scipy-mode-scalar",  # BigCodeBench/115, 245, 736
+        "from scipy.stats import mode\nimport numpy as np\nv = mode(a).mode[0]\n",
+        "from scipy.stats import mode\nimport numpy as np\nv = np.atleast_1d(mode(a).mode)[0]\n",
+    ),
+    (
+        "scipy-mode-scalar",  # numpy imported where the program imports none
+        "from scipy import stats\nm = stats.mode(x)[0][0]\n",
+        "from scipy import stats\nimport numpy as np\n\nm = np.atleast_1d(stats.mode(x)[0])[0]\n",
+    ),
+    (
+        "scipy-mode-scalar",  # the whole result, or a mode of the user's own
+        "from scipy import stats\nr = stats.mode(x)[0]\n\ndef mode(x):\n    return [x]\n\nv = mode(1)[0][0]\n",
+        "from scipy import stats\nr = stats.mode(x)[0]\n\ndef mode(x):\n    return [x]\n\nv = mode(1)[0][0]\n",
+    ),
+    (
+        "sklearn-onehot-sparse-output",  # BigCodeBench/686
+        "from sklearn.preprocessing import OneHotEncoder\ne = OneHotEncoder(sparse=False)\n",
+        "from sklearn.preprocessing import OneHotEncoder\ne = OneHotEncoder(sparse_output=False)\n",
+    ),
+    (
+        "sklearn-onehot-sparse-output",  # another callee's sparse=
+        "import scipy\nm = csr_matrix(x, sparse=True)\nOneHotEncoder(sparse=False, sparse_output=True)\n",
+        "import scipy\nm = csr_matrix(x, sparse=True)\nOneHotEncoder(sparse=False, sparse_output=True)\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # BigCodeBench/1026
+        "ax.boxplot([a, b], labels=['A', 'B'])\n",
+        "ax.boxplot([a, b], tick_labels=['A', 'B'])\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",
+        "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\n",
+        "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\n",
+    ),
 ]
 
 
@@ -748,7 +783,12 @@ def test_context_settings_are_opt_in_and_never_for_solutions() -> None:
 def test_codemods_that_cannot_see_types_are_chosen_by_the_failure_only() -> None:
     """Most to_datetime calls and element assignments are fine: never tried blindly."""
     errors = {e.codemod: e.error for e in load_catalogue() if e.error is not None}
-    for name in ("pandas-to-datetime-per-value", "numpy-array-to-element-item", "numpy-nonzero-0d"):
+    for name in (
+        "pandas-to-datetime-per-value",
+        "numpy-array-to-element-item",
+        "numpy-nonzero-0d",
+        "scipy-mode-scalar",
+    ):
         assert name not in DEFAULT
         assert name in FOR_SOLUTIONS
         assert errors[name] is not None

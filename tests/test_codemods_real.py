@@ -110,6 +110,27 @@ EXTRA = [
         "assert result is True",
     ),
     (
+        "scipy-mode-scalar",  # BigCodeBench/736
+        "import numpy as np\nfrom scipy import stats",
+        "result = stats.mode(np.array([1, 2, 2, 3]))[0][0]",
+        "assert result == 2",
+    ),
+    (
+        "sklearn-onehot-sparse-output",  # BigCodeBench/686
+        "import numpy as np\nfrom sklearn.preprocessing import OneHotEncoder",
+        "result = OneHotEncoder(sparse=False).fit_transform(np.array([[1], [2]]))",
+        "assert result.tolist() == [[1.0, 0.0], [0.0, 1.0]]",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # BigCodeBench/1026
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt",
+        (
+            "fig, ax = plt.subplots()\nax.boxplot([[1, 2], [3, 4]], labels=['a', 'b'])\n"
+            "result = [t.get_text() for t in ax.get_xticklabels()]"
+        ),
+        "assert result == ['a', 'b']",
+    ),
+    (
         "matplotlib-get-cmap-to-colormaps",
         "import matplotlib\nmatplotlib.use('Agg')",
         "from matplotlib import cm\nresult = cm.get_cmap('viridis').name",

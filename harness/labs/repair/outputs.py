@@ -65,7 +65,13 @@ def diff_name(problem_id: str) -> str:
 
 
 def problem_diff(p: Proposal) -> str:
-    """The reference's and the context's diffs, one after the other."""
+    """The reference's and the context's diffs, one after the other (a BigCodeBench
+    task's context as its ``test`` field: the context holds it as one string)."""
+    tests = bigcodebench.tests_of(p.context), bigcodebench.tests_of(p.new_context)
+    if tests[0] is not None and tests[1] is not None:
+        return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
+            tests[0], tests[1], f"{p.problem_id}/test"
+        )
     return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
         p.context, p.new_context, f"{p.problem_id}/code_context"
     )
