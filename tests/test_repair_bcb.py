@@ -232,3 +232,33 @@ def test_the_changelog_says_what_why_and_which_release() -> None:
     assert "between the combos bcb-numpy2 and latest (pandas 2.2.3 → 3.0.2)" in text
     assert "passes in bigcodebench, latest" in text
     assert "- BigCodeBench/2 (needs-human): no codemod applies to AssertionError." in text
+
+
+def test_an_import_the_repair_adds_reaches_every_prompt_and_libs(tmp_path: Path) -> None:
+    """BigCodeBench/245: the mode's rewrite needs NumPy, which the task did not import."""
+    prompt = "import random\nfrom scipy import stats\ndef task_func(n=10):\n"
+    row = {
+        **_row(),
+        "code_prompt": prompt,
+        "complete_prompt": prompt.replace("def", "\ndef") + '    """Mode."""\n',
+        "instruct_prompt": f"Mode.\n```\n{prompt}```",
+        "canonical_solution": "    return stats.mode([random.random() for _ in range(n)])[0][0]\n",
+        "test": TESTS.replace("Equals", "Equal"),
+        "libs": "['random', 'scipy']",
+    }
+    _, (problem,) = _load(tmp_path, [row])
+    broke = Break(
+        "drifted", "a", "b", "", "", "scipy", "IndexError: invalid index to scalar variable."
+    )
+    fields = release.task_fields(row, propose(problem, broke, load_catalogue()))
+    assert "import numpy as np" in str(fields["code_prompt"])
+    assert "from scipy import stats\nimport numpy as np\n\ndef task_func(n=10):" in str(
+        fields["complete_prompt"]
+    )
+    assert "from scipy import stats\nimport numpy as np\ndef task_func(n=10):" in str(
+        fields["instruct_prompt"]
+    )
+    assert fields["libs"] == "['random', 'scipy', 'numpy']"
+    assert fields["canonical_solution"] == (
+        "    return np.atleast_1d(stats.mode([random.random() for _ in range(n)])[0])[0]\n"
+    )

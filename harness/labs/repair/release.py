@@ -13,6 +13,7 @@ changed, why, and which release broke it; the tasks left as they were say why.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import json
@@ -20,6 +21,7 @@ import re
 import tokenize
 from typing import TYPE_CHECKING
 
+from harness.core.problem import imported_modules
 from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
 from harness.problems.formats import bigcodebench
 
@@ -80,6 +82,42 @@ def _literal(token: str) -> str | None:
     return match.group(2) if match else None
 
 
+def _with_prompt(text: str, old_prompt: str, new_prompt: str) -> str:
+    """``text`` (a prompt that quotes the task's code) with the lines of ``old_prompt``
+    that the repair changed, inserted or dropped changed alike (blank lines aside)."""
+    old = [line for line in old_prompt.splitlines() if line.strip()]
+    new = [line for line in new_prompt.splitlines() if line.strip()]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        added = "\n".join(new[j1:j2])
+        if op == "replace" and i2 - i1 == j2 - j1:
+            for a, b in zip(old[i1:i2], new[j1:j2], strict=True):
+                text = text.replace(a, b, 1)
+        elif op == "insert" and i1 > 0:
+            text = text.replace(old[i1 - 1], old[i1 - 1] + "\n" + added, 1)
+        elif op == "insert" and i1 < len(old):
+            text = text.replace(old[i1], added + "\n" + old[i1], 1)
+        elif op == "delete":
+            for line in old[i1:i2]:
+                text = text.replace(line + "\n", "", 1)
+    return text
+
+
+def _libs(libs: object, old_prompt: str, new_prompt: str) -> object:
+    """``libs`` (upstream's list, written as its text) with the libraries the repaired
+    prompt imports that the original did not."""
+    added = sorted(set(imported_modules(new_prompt)) - set(imported_modules(old_prompt)))
+    if not added or not isinstance(libs, str):
+        return libs
+    try:
+        names = ast.literal_eval(libs)
+    except (ValueError, SyntaxError):
+        return libs
+    if not isinstance(names, list):
+        return libs
+    return str([*names, *(a for a in added if a not in names)])
+
+
 def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, object]:
     """The fields of the repaired task ``row`` (upstream's keys only): the prompt, the
     solution and the tests of ``proposal``'s code, and the prose made to agree."""
@@ -102,16 +140,15 @@ def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, obje
         fields["test"] = tests
     complete = str(row.get("complete_prompt", ""))
     in_code = [n for n in proposal.codemods if n in FOR_SOLUTIONS]
-    new_complete = _prose(apply(complete, in_code).source, words)
+    new_complete = _prose(_with_prompt(apply(complete, in_code).source, prompt, new_prompt), words)
     if new_complete != complete:
         fields["complete_prompt"] = new_complete
-    instruct = str(row.get("instruct_prompt", ""))
-    for old_line, new_line in zip(prompt.splitlines(), new_prompt.splitlines(), strict=False):
-        if old_line != new_line and old_line.strip():
-            instruct = instruct.replace(old_line, new_line)
-    instruct = _prose(instruct, words)
+    instruct = _prose(_with_prompt(str(row.get("instruct_prompt", "")), prompt, new_prompt), words)
     if instruct != row.get("instruct_prompt", ""):
         fields["instruct_prompt"] = instruct
+    libs = _libs(row.get("libs"), prompt, new_prompt)
+    if libs != row.get("libs"):
+        fields["libs"] = libs
     doc = row.get("doc_struct")
     if isinstance(doc, str) and (new_doc := _prose(doc, words)) != doc:
         json.loads(new_doc)  # still the JSON it was
