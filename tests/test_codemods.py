@@ -752,6 +752,16 @@ CASES += [
         "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\n",
         "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\n",
     ),
+    (
+        "pandas-read-json-literal",  # BigCodeBench/501
+        "import pandas as pd\ndata = pd.read_json(json_str)\nother = pd.read_csv(json_str)\n",
+        "import pandas as pd\nimport io\n\ndata = pd.read_json(io.StringIO(json_str))\nother = pd.read_csv(json_str)\n",
+    ),
+    (
+        "pandas-read-json-literal",  # a StringIO already, or a read_json of one's own
+        "import io\nimport pandas as pd\nd = pd.read_json(io.StringIO(t))\n\ndef read_json(x):\n    return x\n\nread_json('a')\n",
+        "import io\nimport pandas as pd\nd = pd.read_json(io.StringIO(t))\n\ndef read_json(x):\n    return x\n\nread_json('a')\n",
+    ),
 ]
 
 
@@ -788,6 +798,7 @@ def test_codemods_that_cannot_see_types_are_chosen_by_the_failure_only() -> None
         "numpy-array-to-element-item",
         "numpy-nonzero-0d",
         "scipy-mode-scalar",
+        "pandas-read-json-literal",
     ):
         assert name not in DEFAULT
         assert name in FOR_SOLUTIONS

@@ -131,6 +131,12 @@ EXTRA = [
         "assert result == ['a', 'b']",
     ),
     (
+        "pandas-read-json-literal",  # BigCodeBench/501
+        "import pandas as pd",
+        'result = pd.read_json(\'[{"Name": "John", "Age": 30}]\')',
+        "assert result.to_dict('records') == [{'Name': 'John', 'Age': 30}]",
+    ),
+    (
         "matplotlib-get-cmap-to-colormaps",
         "import matplotlib\nmatplotlib.use('Agg')",
         "from matplotlib import cm\nresult = cm.get_cmap('viridis').name",

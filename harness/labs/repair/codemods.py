@@ -113,6 +113,7 @@ _ORDER: tuple[type[Transformer], ...] = (
     pandas_api.ReplaceMethod,
     pandas_api.ChainedAssignment,
     pandas_api.ToDatetimePerValue,
+    pandas_api.ReadJsonLiteral,
     pandas_freq.FreqAliases,
     pandas_calls.SetAxisInplace,
     pandas_calls.GroupbyNumericOnly,
