@@ -11,7 +11,7 @@ import pytest
 
 from harness.analysis.repairs import Row
 from harness.analysis.staleness import load_catalogue
-from harness.labs.repair import release
+from harness.labs.repair import apply, release
 from harness.labs.repair.outputs import write_dataset
 from harness.labs.repair.plan import NEEDS_HUMAN, PROPOSED, Break, propose, weaker
 from harness.labs.repair.strength import loosened
@@ -261,4 +261,15 @@ def test_an_import_the_repair_adds_reaches_every_prompt_and_libs(tmp_path: Path)
     assert fields["libs"] == "['random', 'scipy', 'numpy']"
     assert fields["canonical_solution"] == (
         "    return np.atleast_1d(stats.mode([random.random() for _ in range(n)])[0])[0]\n"
+    )
+
+
+def test_an_import_a_test_rewrite_needs_goes_into_the_test() -> None:
+    """BigCodeBench/501: the test reads the JSON as the solution does."""
+    solution = "import pandas as pd\ndef task_func(s):\n    return pd.read_json(s)\n"
+    tests = "import unittest\nimport pandas as pd\nexpected = pd.read_json(json_str)\n"
+    rewrite = apply(tests, ["pandas-read-json-literal"], after=solution)
+    assert rewrite.source == (
+        "import io\nimport unittest\nimport pandas as pd\n"
+        "expected = pd.read_json(io.StringIO(json_str))\n"
     )

@@ -193,16 +193,20 @@ def _after(code: str) -> str:
 
 
 def _strip_head(new: str, head: str) -> str | None:
-    """``new`` less the ``head`` it was read with; None when the codemod wrote into the
-    head more than it rewrote there (an import: the source would lose it)."""
+    """``new`` less the ``head`` it was read with; None when the codemod wrote into an
+    indented snippet's head, or took an import out of the code the source runs after.
+    An import the codemod added there (the top of the module) is the source's own: it
+    goes first in the source."""
     if not head.endswith(_AFTER):
         return new[len(head) :] if new.startswith(head) else None
     if new.count(_AFTER) != 1:
         return None
     before, rest = new.split(_AFTER)
-    if _imports(before) != _imports(head[: -len(_AFTER)]):
+    had, has = _imports(head[: -len(_AFTER)]), _imports(before)
+    if not set(had) <= set(has):
         return None
-    return rest
+    added = [line for line in has if line not in had]
+    return "".join(line + "\n" for line in added) + rest
 
 
 def _imports(code: str) -> list[str]:
