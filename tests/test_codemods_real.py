@@ -111,8 +111,8 @@ EXTRA = [
     ),
     (
         "scipy-mode-scalar",  # BigCodeBench/736
-        "import numpy as np\nfrom scipy import stats",
-        "result = stats.mode(np.array([1, 2, 2, 3]))[0][0]",
+        "import numpy as np",
+        "from scipy import stats\nresult = stats.mode(np.array([1, 2, 2, 3]))[0][0]",
         "assert result == 2",
     ),
     (
