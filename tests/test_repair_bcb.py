@@ -219,6 +219,14 @@ def test_the_changelog_says_what_why_and_which_release() -> None:
             repaired={"bigcodebench": "pass", "latest": "pass"},
         ),
         Row(
+            "bcb/BigCodeBench/3",
+            "version-conditioned",
+            "the repair fails in old: one branch per range (the repaired code from pandas 2.2 on)",
+            codemods=("pandas-applymap-to-map",),
+            broke="new → latest: AttributeError: 'DataFrame' object has no attribute 'applymap'",
+            repaired={"old": "pass", "latest": "pass"},
+        ),
+        Row(
             "bcb/BigCodeBench/2",
             "needs-human",
             "no codemod applies to AssertionError",
@@ -226,12 +234,15 @@ def test_the_changelog_says_what_why_and_which_release() -> None:
         ),
     ]
     versions = {"bcb-numpy2": {"pandas": "2.2.3"}, "latest": {"pandas": "3.0.2"}}
-    text = release.changelog("bcb", rows, {"BigCodeBench/1": ["code_prompt", "test"]}, {}, versions)
+    changed = {"BigCodeBench/1": ["code_prompt", "test"], "BigCodeBench/3": ["canonical_solution"]}
+    text = release.changelog("bcb", rows, changed, {}, versions)
     assert "**BigCodeBench/1**: `code_prompt`, `test` rewritten by pandas-freq-aliases." in text
     assert "Why: `ValueError: Invalid frequency: M`" in text
     assert "between the combos bcb-numpy2 and latest (pandas 2.2.3 → 3.0.2)" in text
     assert "passes in bigcodebench, latest" in text
     assert "- BigCodeBench/2 (needs-human): no codemod applies to AssertionError." in text
+    assert "as written it holds from the release the split names" in text
+    assert "(the repaired code from pandas 2.2 on)" in text
 
 
 def test_an_import_the_repair_adds_reaches_every_prompt_and_libs(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import re
 import tokenize
 from typing import TYPE_CHECKING
 
+from harness.analysis.repairs import CONDITIONED
 from harness.core.problem import imported_modules
 from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
 from harness.problems.formats import bigcodebench
@@ -191,14 +192,23 @@ def changelog(
             reason = row.reason or "no repair"
             left.append(f"- {native} ({row.verdict}): {reason}. Broke {when}.")
             continue
-        passes = [c for c, s in row.repaired.items() if s == "pass"]
+        passes = ", ".join(c for c, s in row.repaired.items() if s == "pass") or "none"
         fields = ", ".join(f"`{f}`" for f in changed[native])
+        if row.verdict == CONDITIONED:
+            # the row holds the new API: a signature cannot hold both defaults
+            holds = (
+                f"  {row.verdict}: as written it holds from the release the split names"
+                f" ({row.reason}); the code with one branch per range (its diff) passes"
+                f" in {passes}."
+            )
+        else:
+            holds = f"  {row.verdict}: passes in {passes}" + (
+                f" ({row.reason})." if row.reason else "."
+            )
         lines += [
             f"- **{native}**: {fields} rewritten by {', '.join(row.codemods)}.",
             f"  Why: `{why}`. Broke in: {when}.",
-            f"  {row.verdict}: passes in {', '.join(passes) or 'none'}"
-            + (f" ({row.reason})" if row.reason else "")
-            + ".",
+            holds,
         ]
     if left:
         lines += ["", "## Not repaired", "", *left]
