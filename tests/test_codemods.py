@@ -637,6 +637,134 @@ CASES: list[tuple[str, str, str]] = [
 ]
 
 
+# the codemods BigCodeBench's drifted tasks need (its tests and its signatures)
+CASES += [
+    (
+        "unittest-removed-aliases",
+        (
+            "class T(unittest.TestCase):\n    def test(self):\n"
+            "        self.assertEquals(f(), {})\n"
+            "        self.assertAlmostEquals(x, 0.5, places=2)\n"
+            "        self.assertRegexpMatches(s, 'a+')\n"
+        ),
+        (
+            "class T(unittest.TestCase):\n    def test(self):\n"
+            "        self.assertEqual(f(), {})\n"
+            "        self.assertAlmostEqual(x, 0.5, places=2)\n"
+            "        self.assertRegex(s, 'a+')\n"
+        ),
+    ),
+    (
+        "unittest-removed-aliases",  # BigCodeBench/352: no method of its own in 3.12
+        (
+            "self.assertDictContainsSubset(top_k_dict, {'the': 3, 'be': 1})\n"
+            "self.assertDictContainsSubset(sub, d, 'why')\n"
+        ),
+        (
+            "self.assertEqual({'the': 3, 'be': 1}, {**{'the': 3, 'be': 1}, **top_k_dict})\n"
+            "self.assertEqual(d, {**d, **sub}, 'why')\n"
+        ),
+    ),
+    (
+        "unittest-removed-aliases",  # a class of the source's own that defines the name
+        "class Checks:\n    def assertEquals(self, a, b):\n        pass\n\nChecks().assertEquals(1, 2)\n",
+        "class Checks:\n    def assertEquals(self, a, b):\n        pass\n\nChecks().assertEquals(1, 2)\n",
+    ),
+    (
+        "unittest-removed-aliases",  # a plain function of that name is not TestCase's
+        "def assertEquals(a, b):\n    return a == b\n\nassertEquals(1, 1)\n",
+        "def assertEquals(a, b):\n    return a == b\n\nassertEquals(1, 1)\n",
+    ),
+    (
+        "pandas-freq-aliases",  # BigCodeBench/943: the default, the comparison, the callers
+        _d("""
+        import pandas as pd
+        def task_func(start_date='2016-01-01', periods=24, freq='M'):
+            index = pd.date_range(start=start_date, periods=periods, freq=freq)
+            return 12 if freq == 'M' else 4
+        result = task_func('2020-01-01', 24, 'M')
+        other = task_func(freq='M')
+        """),
+        _d("""
+        import pandas as pd
+        def task_func(start_date='2016-01-01', periods=24, freq='ME'):
+            index = pd.date_range(start=start_date, periods=periods, freq=freq)
+            return 12 if freq == 'ME' else 4
+        result = task_func('2020-01-01', 24, 'ME')
+        other = task_func(freq='ME')
+        """),
+    ),
+    (
+        "pandas-freq-aliases",  # a parameter handed to a period's frequency: 'M' stays
+        "def f(s, freq='M', unit='H'):\n    return s.to_period(freq), s.round(unit)\n\nf(x, 'M', 'H')\n",
+        "def f(s, freq='M', unit='h'):\n    return s.to_period(freq), s.round(unit)\n\nf(x, 'M', 'h')\n",
+    ),
+    (
+        "pandas-freq-aliases",  # a parameter never given to pandas as a frequency
+        "def f(freq='M'):\n    return {'M': 1}[freq]\n\nf('M')\n",
+        "def f(freq='M'):\n    return {'M': 1}[freq]\n\nf('M')\n",
+    ),
+    (
+        "numpy-nonzero-0d",
+        "significant = np.where(p_value < ALPHA)[0]\nidx = np.nonzero(mask)\n",
+        (
+            "significant = np.where(np.atleast_1d(p_value < ALPHA))[0]\n"
+            "idx = np.nonzero(np.atleast_1d(mask))\n"
+        ),
+    ),
+    (
+        "numpy-nonzero-0d",  # where with three arguments calls no nonzero
+        "out = np.where(mask, a, b)\nnp.where(np.atleast_1d(c))\n",
+        "out = np.where(mask, a, b)\nnp.where(np.atleast_1d(c))\n",
+    ),
+    (
+        "scipy-mode-scalar",  # BigCodeBench/115, 245, 736
+        "from scipy.stats import mode\nimport numpy as np\nv = mode(a).mode[0]\n",
+        "from scipy.stats import mode\nimport numpy as np\nv = np.atleast_1d(mode(a).mode)[0]\n",
+    ),
+    (
+        "scipy-mode-scalar",  # numpy imported where the program imports none
+        "from scipy import stats\nm = stats.mode(x)[0][0]\n",
+        "from scipy import stats\nimport numpy as np\n\nm = np.atleast_1d(stats.mode(x)[0])[0]\n",
+    ),
+    (
+        "scipy-mode-scalar",  # the whole result, or a mode of the user's own
+        "from scipy import stats\nr = stats.mode(x)[0]\n\ndef mode(x):\n    return [x]\n\nv = mode(1)[0][0]\n",
+        "from scipy import stats\nr = stats.mode(x)[0]\n\ndef mode(x):\n    return [x]\n\nv = mode(1)[0][0]\n",
+    ),
+    (
+        "sklearn-onehot-sparse-output",  # BigCodeBench/686
+        "from sklearn.preprocessing import OneHotEncoder\ne = OneHotEncoder(sparse=False)\n",
+        "from sklearn.preprocessing import OneHotEncoder\ne = OneHotEncoder(sparse_output=False)\n",
+    ),
+    (
+        "sklearn-onehot-sparse-output",  # another callee's sparse=
+        "import scipy\nm = csr_matrix(x, sparse=True)\nOneHotEncoder(sparse=False, sparse_output=True)\n",
+        "import scipy\nm = csr_matrix(x, sparse=True)\nOneHotEncoder(sparse=False, sparse_output=True)\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # BigCodeBench/1026
+        "ax.boxplot([a, b], labels=['A', 'B'])\n",
+        "ax.boxplot([a, b], tick_labels=['A', 'B'])\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",
+        "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\n",
+        "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\n",
+    ),
+    (
+        "pandas-read-json-literal",  # BigCodeBench/501
+        "import pandas as pd\ndata = pd.read_json(json_str)\nother = pd.read_csv(json_str)\n",
+        "import pandas as pd\nimport io\n\ndata = pd.read_json(io.StringIO(json_str))\nother = pd.read_csv(json_str)\n",
+    ),
+    (
+        "pandas-read-json-literal",  # a StringIO already, or a read_json of one's own
+        "import io\nimport pandas as pd\nd = pd.read_json(io.StringIO(t))\n\ndef read_json(x):\n    return x\n\nread_json('a')\n",
+        "import io\nimport pandas as pd\nd = pd.read_json(io.StringIO(t))\n\ndef read_json(x):\n    return x\n\nread_json('a')\n",
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "before", "after"), CASES)
 def test_codemod(name: str, before: str, after: str) -> None:
     rewrite = apply(before, [name])
@@ -665,7 +793,13 @@ def test_context_settings_are_opt_in_and_never_for_solutions() -> None:
 def test_codemods_that_cannot_see_types_are_chosen_by_the_failure_only() -> None:
     """Most to_datetime calls and element assignments are fine: never tried blindly."""
     errors = {e.codemod: e.error for e in load_catalogue() if e.error is not None}
-    for name in ("pandas-to-datetime-per-value", "numpy-array-to-element-item"):
+    for name in (
+        "pandas-to-datetime-per-value",
+        "numpy-array-to-element-item",
+        "numpy-nonzero-0d",
+        "scipy-mode-scalar",
+        "pandas-read-json-literal",
+    ):
         assert name not in DEFAULT
         assert name in FOR_SOLUTIONS
         assert errors[name] is not None

@@ -95,6 +95,48 @@ EXTRA = [
         "assert result[0, 1] == 0.5",
     ),
     (
+        "numpy-nonzero-0d",  # BigCodeBench/39: one p-value against the threshold
+        "import numpy as np",
+        "result = np.where(np.float64(0.01) < 0.05)[0].tolist()",
+        "assert result == [0]",
+    ),
+    (
+        "unittest-removed-aliases",  # BigCodeBench/227, 352, 394: Python 3.13 here
+        "import unittest\nt = unittest.TestCase()",
+        (
+            "t.assertEquals(1, 1)\nt.assertAlmostEquals(0.5, 0.5001, places=3)\n"
+            "t.assertDictContainsSubset({'a': 1}, {'a': 1, 'b': 2})\nresult = True"
+        ),
+        "assert result is True",
+    ),
+    (
+        "scipy-mode-scalar",  # BigCodeBench/736
+        "import numpy as np",
+        "from scipy import stats\nresult = stats.mode(np.array([1, 2, 2, 3]))[0][0]",
+        "assert result == 2",
+    ),
+    (
+        "sklearn-onehot-sparse-output",  # BigCodeBench/686
+        "import numpy as np\nfrom sklearn.preprocessing import OneHotEncoder",
+        "result = OneHotEncoder(sparse=False).fit_transform(np.array([[1], [2]]))",
+        "assert result.tolist() == [[1.0, 0.0], [0.0, 1.0]]",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # BigCodeBench/1026
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt",
+        (
+            "fig, ax = plt.subplots()\nax.boxplot([[1, 2], [3, 4]], labels=['a', 'b'])\n"
+            "result = [t.get_text() for t in ax.get_xticklabels()]"
+        ),
+        "assert result == ['a', 'b']",
+    ),
+    (
+        "pandas-read-json-literal",  # BigCodeBench/501
+        "import pandas as pd",
+        'result = pd.read_json(\'[{"Name": "John", "Age": 30}]\')',
+        "assert result.to_dict('records') == [{'Name': 'John', 'Age': 30}]",
+    ),
+    (
         "matplotlib-get-cmap-to-colormaps",
         "import matplotlib\nmatplotlib.use('Agg')",
         "from matplotlib import cm\nresult = cm.get_cmap('viridis').name",

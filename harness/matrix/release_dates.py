@@ -96,7 +96,9 @@ def main() -> int:
         for key in ("deprecated", "removed", "introduced")
         if e.get(key)
     }
-    dates = fetch(wanted, Index())
+    # Python's own releases are not on the package index: the shipped days are kept
+    kept = {lib: days for lib, days in load().items() if lib == "python"}
+    dates = {**kept, **fetch(wanted, Index())}
     SHIPPED.write_text(render(dates), encoding="utf-8")
     missing = sorted(f"{lib} {v}" for lib, v in wanted if day_of(dates, lib, v) is None)
     print(f"{SHIPPED}: {sum(len(v) for v in dates.values())} releases")

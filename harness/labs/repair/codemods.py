@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from harness.labs.repair import ml_api, numpy_api, pandas_api, pandas_calls, pandas_freq, scipy_api
+from harness.labs.repair import (
+    ml_api,
+    numpy_api,
+    pandas_api,
+    pandas_calls,
+    pandas_freq,
+    python_api,
+    scipy_api,
+)
 from harness.labs.repair.ruff import RuffError, apply_fix
 
 if TYPE_CHECKING:
@@ -96,6 +104,7 @@ _ORDER: tuple[type[Transformer], ...] = (
     numpy_api.RowStackToVstack,
     numpy_api.Numpy2LegacyPrint,
     numpy_api.ArrayToElementItem,
+    numpy_api.NonzeroZeroD,
     pandas_calls.PositionalToKeyword,
     pandas_api.AppendToConcat,
     pandas_api.ApplymapToMap,
@@ -104,6 +113,7 @@ _ORDER: tuple[type[Transformer], ...] = (
     pandas_api.ReplaceMethod,
     pandas_api.ChainedAssignment,
     pandas_api.ToDatetimePerValue,
+    pandas_api.ReadJsonLiteral,
     pandas_freq.FreqAliases,
     pandas_calls.SetAxisInplace,
     pandas_calls.GroupbyNumericOnly,
@@ -114,12 +124,16 @@ _ORDER: tuple[type[Transformer], ...] = (
     scipy_api.IntegrateRenames,
     scipy_api.QuadratureToQuad,
     scipy_api.Interp2dNote,
+    scipy_api.ModeScalar,
     ml_api.GetFeatureNamesOut,
+    ml_api.OneHotSparseOutput,
+    ml_api.BoxplotTickLabels,
     ml_api.GetCmapToColormaps,
     ml_api.OptimizerLrKeyword,
     ml_api.OptimizerLrAttribute,
     ml_api.KerasMovedNames,
     ml_api.FitGenerator,
+    python_api.UnittestAliases,
 )
 CODEMODS: dict[str, Codemod] = {t.name: Codemod(t) for t in _ORDER}
 # what `apply` runs when no names are given: the API repairs, not the opt-in adjustments
@@ -128,8 +142,12 @@ DEFAULT: tuple[str, ...] = tuple(name for name, c in CODEMODS.items() if not c.o
 FOR_SOLUTIONS: frozenset[str] = frozenset(n for n, c in CODEMODS.items() if not c.context_only)
 
 
-def apply(source: str, names: Iterable[str] | None = None) -> Rewrite:
+def apply(source: str, names: Iterable[str] | None = None, *, after: str = "") -> Rewrite:
     """``source`` with the codemods ``names`` applied (default: every non-opt-in one).
+
+    ``after``: code that ``source`` runs after, in one module (a BigCodeBench task's
+    solution, for its tests): the codemods read both, so that a call of the solution's
+    own function is seen with its definition, but only ``source`` is rewritten.
 
     Raises KeyError for a name that is no codemod; never for the source.
     """
@@ -139,7 +157,7 @@ def apply(source: str, names: Iterable[str] | None = None) -> Rewrite:
         raise KeyError(f"no such codemod: {', '.join(unknown)}")
     chosen = [c for c in CODEMODS.values() if c.name in wanted]
     try:
-        head = _head(source)
+        head = _head(source) if not after else _after(after)
     except Exception as exc:  # ParserSyntaxError, and whatever else the parser rejects
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         reason = f"source does not parse: {message}"
@@ -152,15 +170,47 @@ def apply(source: str, names: Iterable[str] | None = None) -> Rewrite:
         except Exception as exc:  # a codemod's bug must not lose the others' work
             skipped.append((codemod.name, f"codemod failed: {type(exc).__name__}: {exc}"))
             continue
-        if not new.startswith(head):
-            skipped.append((codemod.name, "it would add an import above an indented snippet"))
+        kept = _strip_head(new, head)
+        if kept is None:
+            where = "the code it runs after" if after else "an indented snippet"
+            skipped.append((codemod.name, f"it would add an import above {where}"))
             continue
-        new = new[len(head) :]
+        new = kept
         if new != source:
             applied.append(codemod.name)
             source = new
         skipped.extend((codemod.name, r) for r in dict.fromkeys(reasons))
     return Rewrite(source, tuple(applied), tuple(skipped))
+
+
+# where the code a source runs after ends, in the module the codemods read
+_AFTER = "# -- harness: the rewritten source begins here --\n"
+
+
+def _after(code: str) -> str:
+    cst.parse_module(code)  # it must parse on its own
+    return code.rstrip("\n") + "\n\n\n" + _AFTER
+
+
+def _strip_head(new: str, head: str) -> str | None:
+    """``new`` less the ``head`` it was read with; None when the codemod wrote into an
+    indented snippet's head, or took an import out of the code the source runs after.
+    An import the codemod added there (the top of the module) is the source's own: it
+    goes first in the source."""
+    if not head.endswith(_AFTER):
+        return new[len(head) :] if new.startswith(head) else None
+    if new.count(_AFTER) != 1:
+        return None
+    before, rest = new.split(_AFTER)
+    had, has = _imports(head[: -len(_AFTER)]), _imports(before)
+    if not set(had) <= set(has):
+        return None
+    added = [line for line in has if line not in had]
+    return "".join(line + "\n" for line in added) + rest
+
+
+def _imports(code: str) -> list[str]:
+    return [line for line in code.splitlines() if line.startswith(("import ", "from "))]
 
 
 # DS-1000's solutions to "complete this function" problems are its indented body

@@ -294,3 +294,59 @@ class FitGenerator(Transformer):
         return updated_node.with_changes(
             func=updated_node.func.with_changes(attr=cst.Name(new)), args=args
         )
+
+
+class _RenamedKeyword(Transformer):
+    """A keyword argument renamed in the calls whose callee ends ``callees``: ``old`` →
+    ``new``, unless the call gives ``new`` already (then it is left alone, with a note)."""
+
+    callees: ClassVar[tuple[str, ...]]
+    old: ClassVar[str]
+    new: ClassVar[str]
+
+    def wanted(self, original: cst.Call) -> bool:
+        return (method_name(original) or getattr(original.func, "value", "")) in self.callees
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        found = keyword(updated_node, self.old)
+        if found is None or not self.wanted(original_node):
+            return updated_node
+        if self.new in keywords(updated_node):
+            self.warn(f"both {self.old}= and {self.new}= given: left alone")
+            return updated_node
+        renamed = found.with_changes(keyword=cst.Name(self.new))
+        return updated_node.with_changes(
+            args=[renamed if a is found else a for a in updated_node.args]
+        )
+
+
+class OneHotSparseOutput(_RenamedKeyword):
+    """``OneHotEncoder(sparse=False)`` → ``OneHotEncoder(sparse_output=False)``: renamed in
+    scikit-learn 1.2, the old name removed in 1.4. The same value means the same thing."""
+
+    name = "sklearn-onehot-sparse-output"
+    description = "OneHotEncoder(sparse=) → OneHotEncoder(sparse_output=)"
+    library = "scikit-learn"
+    reference = "scikit-learn 1.2 release notes: OneHotEncoder's sparse renamed sparse_output (sparse removed in 1.4): https://scikit-learn.org/stable/whats_new/v1.2.html"
+    mentions = ("sparse",)
+    callees = ("OneHotEncoder",)
+    old, new = "sparse", "sparse_output"
+
+    def wanted(self, original: cst.Call) -> bool:
+        return any(q.endswith(".OneHotEncoder") for q in self.qualified(original.func)) or (
+            isinstance(original.func, cst.Name) and original.func.value == "OneHotEncoder"
+        )
+
+
+class BoxplotTickLabels(_RenamedKeyword):
+    """``ax.boxplot(data, labels=names)`` → ``ax.boxplot(data, tick_labels=names)``:
+    renamed in Matplotlib 3.9, the old name removed in 3.11. Version-conditioned:
+    ``tick_labels`` is not understood before 3.9."""
+
+    name = "matplotlib-boxplot-tick-labels"
+    description = "boxplot(labels=) → boxplot(tick_labels=)"
+    library = "matplotlib"
+    reference = "Matplotlib 3.9.0 API changes: boxplot's labels renamed tick_labels (removed in 3.11): https://matplotlib.org/stable/api/prev_api_changes/api_changes_3.9.0.html"
+    mentions = ("boxplot",)
+    callees = ("boxplot",)
+    old, new = "labels", "tick_labels"

@@ -291,3 +291,39 @@ class ArrayToElementItem(Transformer):
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "item":
             return updated_node  # done already
         return updated_node.with_changes(value=cst.Call(func=cst.Attribute(call, cst.Name("item"))))
+
+
+class NonzeroZeroD(Transformer):
+    """``np.where(cond)`` / ``np.nonzero(x)`` → the same of ``np.atleast_1d(...)``.
+
+    ``nonzero`` of a 0-d array (``np.where(p_value < ALPHA)`` on one p-value) had been
+    treated as of a one-element array; NumPy 1.17 deprecated it and NumPy 2.1 made it an
+    error. ``np.atleast_1d`` is what the old behaviour did, and it returns an array of
+    one dimension or more unchanged, so the result is the same wherever the old code
+    worked. Opt-in: whether the argument is 0-d shows only when it runs, so the codemod
+    is chosen by the failure's message alone. ``np.where`` with three arguments does not
+    call ``nonzero`` and is left alone.
+    """
+
+    name = "numpy-nonzero-0d"
+    description = "np.where(c) / np.nonzero(x) of a 0-d array → of np.atleast_1d(…)"
+    library = "numpy"
+    reference = "NumPy 2.1.0 release notes, expired deprecations: nonzero of 0-d arrays (deprecated in 1.17) raises: https://numpy.org/doc/stable/release/2.1.0-notes.html"
+    opt_in = True
+    mentions = ("where", "nonzero")
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if not self.refers_to(original_node.func, "numpy.where", "numpy.nonzero"):
+            return updated_node
+        args = positional(updated_node)
+        if len(updated_node.args) != 1 or len(args) != 1:
+            return updated_node
+        value = args[0].value
+        if isinstance(value, cst.Call) and self.refers_to(value.func, "numpy.atleast_1d"):
+            return updated_node  # done already
+        numpy = self.module_ref("numpy")
+        if numpy is None:
+            self.warn("np is taken here: atleast_1d cannot be named; left alone")
+            return updated_node
+        wrapped = cst.Call(cst.Attribute(numpy, cst.Name("atleast_1d")), [cst.Arg(value)])
+        return updated_node.with_changes(args=[args[0].with_changes(value=wrapped)])

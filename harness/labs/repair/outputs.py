@@ -31,6 +31,7 @@ from harness.core.errors import ProblemError
 from harness.core.jsonl import read_rows
 from harness.core.results import write_json
 from harness.core.tomlfile import TomlFile
+from harness.labs.repair import release
 from harness.labs.repair.codemods import apply, diff
 from harness.problems import downloads
 from harness.problems.formats import bigcodebench, ds1000
@@ -64,7 +65,13 @@ def diff_name(problem_id: str) -> str:
 
 
 def problem_diff(p: Proposal) -> str:
-    """The reference's and the context's diffs, one after the other."""
+    """The reference's and the context's diffs, one after the other (a BigCodeBench
+    task's context as its ``test`` field: the context holds it as one string)."""
+    tests = bigcodebench.tests_of(p.context), bigcodebench.tests_of(p.new_context)
+    if tests[0] is not None and tests[1] is not None:
+        return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
+            tests[0], tests[1], f"{p.problem_id}/test"
+        )
     return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
         p.context, p.new_context, f"{p.problem_id}/code_context"
     )
@@ -124,13 +131,41 @@ def write(
             validity[pid]["repair"] = {
                 "verdict": row.verdict,
                 "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
+                **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
             }
-    datasets = [
-        d
-        for location in inputs
-        if (d := write_dataset(location, final, problems, root, validity)) is not None
-    ]
+    kept = {p.problem_id: p for p in plan.proposed if p.problem_id in final}
+    datasets = []
+    for location in inputs:
+        changed: dict[str, list[str]] = {}
+        d = write_dataset(location, final, problems, root, validity, kept, changed)
+        if d is None:
+            continue
+        datasets.append(d)
+        first = next(iter(read_rows(d)), None)
+        if first is not None and bigcodebench.matches(first[1]):
+            _write_changelog(run, plan, verified, d, changed)
     return Written(tuple(written), tuple(datasets))
+
+
+def _write_changelog(
+    run: RunDir,
+    plan: RepairPlan,
+    verified: RepairTable,
+    dataset: Path,
+    changed: dict[str, list[str]],
+) -> Path:
+    """``<set>.changelog.md`` beside a repaired BigCodeBench file."""
+    set_name = dataset.name.removesuffix(".jsonl")
+    versions = {
+        c: {**e.library_versions(), "python": e.python}
+        for c, e in run.read_envs(plan.order).items()
+    }
+    findings = {pid: f for (pid, source), f in run.read_analysis().items() if source == "reference"}
+    ours = [r for r in verified.rows if r.problem_id.startswith(set_name + "/")]
+    text = release.changelog(set_name, ours, changed, findings, versions)
+    path = dataset.with_name(f"{set_name}.changelog.md")
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 # the verdicts whose code goes into the repaired dataset
@@ -143,18 +178,24 @@ def write_dataset(
     problems: Sequence[Problem],
     root: Path,
     validity: Mapping[str, Mapping[str, object]] | None = None,
+    proposals: Mapping[str, Proposal] | None = None,
+    changed: dict[str, list[str]] | None = None,
 ) -> Path | None:
     """A copy of the DS-1000 or BigCodeBench file at ``location`` with the rows of
     ``code`` (problem id → (reference, context)) rewritten, as ``root/<its set
     name>.jsonl``; None when it is neither or none of its rows is repaired. ``validity``
     (problem id → its record) goes into each row (DS-1000: ``metadata.validity``;
-    BigCodeBench: ``validity``)."""
+    BigCodeBench: ``validity``). A BigCodeBench task of ``proposals`` (problem id → its
+    proposal) gets every field its repair reaches (:func:`release.task_fields`, the
+    repaired API's code even where the verdict is version-conditioned: its validity says
+    from which release it holds); ``changed`` collects each task's rewritten fields."""
     path = downloads.resolve(location)
     if not path.is_file() or not path.name.endswith((".jsonl", ".jsonl.gz")):
         return None
     set_name = set_name_of(path)
     ours = {p.native_id: p for p in problems if p.set_name == set_name}
     by_native = {n: code[p.id] for n, p in ours.items() if p.id in code}
+    releases = {n: proposals[p.id] for n, p in ours.items() if proposals and p.id in proposals}
     ranges = {n: validity[p.id] for n, p in ours.items() if validity and p.id in validity}
     if not by_native:
         return None
@@ -163,7 +204,15 @@ def write_dataset(
         if ds1000.matches(row):
             fields = _ds1000_fields(row, by_native, ranges, location, number)
         elif bigcodebench.matches(row):
-            fields = _bigcodebench_fields(row, by_native, ranges, ours)
+            native = str(row.get("task_id"))
+            fields = {"validity": ranges[native]} if native in ranges else {}
+            if native in releases:
+                task = release.task_fields(row, releases[native])
+                fields.update(task)
+                if changed is not None and task:
+                    changed[native] = list(task)
+            elif native in by_native:
+                fields = _bigcodebench_fields(row, by_native, ranges, ours)
         else:
             return None  # another format: its rows are not fields we can write back
         lines.append(json.dumps({**row, **fields}, ensure_ascii=False))
@@ -219,14 +268,8 @@ def _bigcodebench_fields(
 
 def split_reference(prompt: str, reference: str) -> tuple[str, str] | None:
     """``reference`` (a task's prompt and solution, joined) split after the line that
-    ends ``prompt`` (its ``def``), when that line is in it once; None otherwise."""
-    last = next((line for line in reversed(prompt.splitlines()) if line.strip()), "")
-    lines = reference.splitlines(keepends=True)
-    at = [i for i, line in enumerate(lines) if line.rstrip("\n") == last]
-    if not last or len(at) != 1:
-        return None
-    head, tail = "".join(lines[: at[0] + 1]), "".join(lines[at[0] + 1 :])
-    return head, tail
+    ends ``prompt`` (its ``def``): :func:`bigcodebench.split_solution`."""
+    return bigcodebench.split_solution(prompt, reference)
 
 
 # the keys of our TOML problems that hold code, and the codemods apply to

@@ -13,6 +13,7 @@ import libcst as cst
 
 from harness.labs.repair.base import (
     Transformer,
+    callee_name,
     has_star,
     keyword,
     keywords,
@@ -523,3 +524,39 @@ class ToDatetimePerValue(Transformer):
 
 
 # -- positional arguments made keyword-only ------------------------------------------
+
+
+class ReadJsonLiteral(Transformer):
+    """``pd.read_json(text)`` → ``pd.read_json(io.StringIO(text))``.
+
+    pandas 2.1 deprecated passing the JSON itself to ``read_json`` and pandas 3.0 reads
+    a string as a path only ("No such file or directory: '[{...'"). A ``StringIO`` of
+    the text is read as before by every pandas. Opt-in, chosen by the failure's message:
+    whether the argument is a path or the JSON shows only when it runs.
+    """
+
+    name = "pandas-read-json-literal"
+    description = "pd.read_json(<JSON text>) → pd.read_json(io.StringIO(<JSON text>))"
+    library = "pandas"
+    reference = "pandas 2.1.0 release notes, deprecations: passing literal json strings to read_json (removed in 3.0): https://pandas.pydata.org/docs/whatsnew/v2.1.0.html"
+    opt_in = True
+    mentions = ("read_json",)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if not self.refers_to(original_node.func, "pandas.read_json"):
+            return updated_node
+        args = positional(updated_node)
+        if not args or has_star(updated_node):
+            return updated_node
+        value = args[0].value
+        if isinstance(value, cst.Call) and callee_name(value) == "StringIO":
+            return updated_node  # done already
+        if self.is_bound("io") and "io" not in self._module_aliases:
+            self.warn("io is taken here: StringIO cannot be named; left alone")
+            return updated_node
+        self.add_needed_import("io")
+        wrapped = cst.Call(cst.Attribute(cst.Name("io"), cst.Name("StringIO")), [cst.Arg(value)])
+        first = args[0].with_changes(value=wrapped)
+        return updated_node.with_changes(
+            args=[first if a is args[0] else a for a in updated_node.args]
+        )

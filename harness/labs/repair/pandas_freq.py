@@ -92,6 +92,13 @@ class FreqAliases(Transformer):
     older pandas the result needs the old alias back (the unit aliases ``"h"``,
     ``"min"``, ``"s"`` are understood by old pandas too). Only string literals that are
     whole frequencies are touched: ``df["T"]`` or ``title="T"`` never are.
+
+    A function of the source that hands one of its parameters on as a frequency
+    (``def task_func(start, periods, freq='M'): pd.date_range(start, periods=periods,
+    freq=freq)``, as BigCodeBench's tasks do) has that parameter read as one: its
+    default, the strings its body compares it with (``freq == 'M'``) and the strings
+    its callers pass it (``task_func('2021-01-01', 5, 'M')``, in the tests) are
+    rewritten, as offsets only if every use of it is an offset's.
     """
 
     name = "pandas-freq-aliases"
@@ -117,7 +124,111 @@ class FreqAliases(Transformer):
     _KEYWORDS = frozenset({"freq", "rule", "window"})
     mentions = ("freq", "rule", "window", *_CALLS)
 
+    # function name → its frequency parameters: name → (position, offsets only?)
+    _params: dict[str, dict[str, tuple[int, bool]]]
+    _inside: list[str]
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._params, self._inside = {}, []
+        for statement in node.body:
+            if isinstance(statement, cst.FunctionDef):
+                found = self._frequency_params(statement)
+                if found:
+                    self._params[statement.name.value] = found
+        return super().visit_Module(node)
+
+    def _frequency_params(self, func: cst.FunctionDef) -> dict[str, tuple[int, bool]]:
+        """The parameters of ``func`` that its body passes where pandas reads a frequency."""
+        params = [*func.params.posonly_params, *func.params.params]
+        names = {p.name.value: i for i, p in enumerate(params)}
+        names.update({p.name.value: -1 for p in func.params.kwonly_params})
+        uses: dict[str, list[bool]] = {}
+        for call in _calls(func.body):
+            callee = callee_name(call) or ""
+            index, offsets = self._CALLS.get(callee, (None, False))
+            for i, arg in enumerate(call.args):
+                if not isinstance(arg.value, cst.Name) or arg.value.value not in names:
+                    continue
+                if arg.keyword is not None:
+                    word = arg.keyword.value
+                    wanted = word == "freq" or (callee in self._CALLS and word in self._KEYWORDS)
+                else:
+                    wanted = callee in self._CALLS and not arg.star and i == index
+                if wanted:
+                    uses.setdefault(arg.value.value, []).append(offsets)
+        return {name: (names[name], all(kinds)) for name, kinds in uses.items()}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._inside.append(node.name.value)
+        return True
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self._inside.pop()
+        params = self._params.get(updated_node.name.value)
+        if not params or self._inside:
+            return updated_node
+
+        def renamed(param: cst.Param) -> cst.Param:
+            kind = params.get(param.name.value)
+            if kind is None or param.default is None:
+                return param
+            new = self._renamed(param.default, offsets=kind[1])
+            return param.with_changes(default=new) if new is not None else param
+
+        p = updated_node.params
+        return updated_node.with_changes(
+            params=p.with_changes(
+                params=[renamed(x) for x in p.params],
+                posonly_params=[renamed(x) for x in p.posonly_params],
+                kwonly_params=[renamed(x) for x in p.kwonly_params],
+            )
+        )
+
+    def leave_Comparison(
+        self, original_node: cst.Comparison, updated_node: cst.Comparison
+    ) -> cst.Comparison:
+        """``freq == 'M'`` inside the function whose frequency parameter ``freq`` is."""
+        params = self._params.get(self._inside[0], {}) if self._inside else {}
+        left = updated_node.left
+        if not isinstance(left, cst.Name) or left.value not in params:
+            return updated_node
+        offsets = params[left.value][1]
+        targets = []
+        for target in updated_node.comparisons:
+            new = None
+            if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+                new = self._renamed(target.comparator, offsets=offsets)
+            targets.append(target if new is None else target.with_changes(comparator=new))
+        return updated_node.with_changes(comparisons=targets)
+
+    @staticmethod
+    def _renamed(node: cst.BaseExpression, *, offsets: bool) -> cst.SimpleString | None:
+        if not isinstance(node, cst.SimpleString):
+            return None
+        text = string_value(node)
+        new = new_frequency(text, offsets=offsets) if text is not None else None
+        return with_string(node, new) if new is not None and new != text else None
+
+    def _own_function_args(self, call: cst.Call) -> cst.Call:
+        """A call of the source's own function, its frequency arguments renamed."""
+        params = self._params.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        if not params:
+            return call
+        by_position = {i: kind for kind in params.values() if (i := kind[0]) >= 0}
+        args = list(call.args)
+        for i, arg in enumerate(args):
+            if arg.star:
+                continue
+            kind = params.get(arg.keyword.value) if arg.keyword is not None else by_position.get(i)
+            new = self._renamed(arg.value, offsets=kind[1]) if kind is not None else None
+            if new is not None:
+                args[i] = arg.with_changes(value=new)
+        return call.with_changes(args=args)
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        updated_node = self._own_function_args(updated_node)
         index, offsets = self._CALLS.get(callee_name(updated_node) or "", (None, False))
         known = callee_name(updated_node) in self._CALLS
         args = list(updated_node.args)
@@ -136,3 +247,15 @@ class FreqAliases(Transformer):
                 args[i] = arg.with_changes(value=with_string(arg.value, new))
                 changed = True
         return updated_node.with_changes(args=args) if changed else updated_node
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call inside ``node``."""
+    found: list[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Collect())
+    return found

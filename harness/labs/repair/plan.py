@@ -22,7 +22,9 @@ from harness.analysis.drift import era_order, trajectories
 from harness.analysis.staleness import load_catalogue, static_uses
 from harness.analysis.summary import DRIFTING
 from harness.core.problem import REFERENCE
-from harness.labs.repair.codemods import CODEMODS, DEFAULT, FOR_SOLUTIONS, apply
+from harness.labs.repair.codemods import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply
+from harness.labs.repair.strength import loosened
+from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -164,13 +166,45 @@ def choose(code: str, broke: Break, catalogue: Sequence[Entry]) -> list[str]:
     return list(chosen)
 
 
+def rewrite(problem: Problem, names: Sequence[str]) -> tuple[Rewrite, Rewrite]:
+    """``problem``'s reference and context with the codemods ``names`` applied.
+
+    A BigCodeBench task's context is built from its ``test`` field: the tests are
+    rewritten (read after the rewritten solution, whose function they call) and the
+    context built again from them and the rewritten prompt.
+    """
+    ref = apply(problem.reference_code, [n for n in names if n in FOR_SOLUTIONS])
+    tests = bigcodebench.tests_of(problem.code_context)
+    prompt = str(problem.metadata.get("code_prompt", ""))
+    if problem.metadata.get("format") != "bigcodebench" or tests is None:
+        return ref, apply(problem.code_context, names)
+    new_tests = apply(tests, names, after=problem.reference_code)
+    split = bigcodebench.split_solution(prompt, ref.source)
+    if split is None:
+        return ref, dataclasses.replace(new_tests, source=problem.code_context, applied=())
+    entry = str(problem.metadata.get("entry_point") or "task_func")
+    if not new_tests.changed and split[0] == prompt:
+        return ref, dataclasses.replace(new_tests, source=problem.code_context)
+    context = bigcodebench.context_of(new_tests.source, split[0], entry)
+    return ref, dataclasses.replace(new_tests, source=context)
+
+
+def weaker(problem: Problem, new_context: str) -> str:
+    """What a rewritten BigCodeBench test checks less than the original ("" when nothing:
+    :func:`harness.labs.repair.strength.loosened`)."""
+    before = bigcodebench.tests_of(problem.code_context)
+    after = bigcodebench.tests_of(new_context)
+    if before is None or after is None or before == after:
+        return ""
+    return loosened(before, after)
+
+
 def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Proposal:
     """The rewrite of ``problem``'s reference and context for ``broke``."""
     code = problem.reference_code + "\n" + problem.code_context
     names = choose(code, broke, catalogue)
     chosen_by = BY_CATALOGUE
-    ref = apply(problem.reference_code, [n for n in names if n in FOR_SOLUTIONS])
-    ctx = apply(problem.code_context, names)
+    ref, ctx = rewrite(problem, names)
     # the break's own: its library's, or named by its message whatever the library
     told = {e.codemod for e in catalogue if e.error is not None and e.error.search(broke.error)}
     own = [
@@ -180,7 +214,7 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
         # the failure names no catalogued API of its library: try every repair (those
         # chosen for other libraries among them), keep what changes code
         chosen_by = BY_TRYING
-        ref, ctx = apply(problem.reference_code, DEFAULT), apply(problem.code_context, DEFAULT)
+        ref, ctx = rewrite(problem, DEFAULT)
     applied = tuple(dict.fromkeys([*ref.applied, *ctx.applied]))
     skipped = tuple(dict.fromkeys([*ref.skipped, *ctx.skipped]))
     base = Proposal(
@@ -196,6 +230,10 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
         ctx.source,
         skipped,
     )
+    weakened = weaker(problem, ctx.source)
+    if applied and weakened:
+        reason = f"the rewritten test would check less: {weakened}"
+        return dataclasses.replace(base, verdict=NEEDS_HUMAN, reason=reason)
     if applied:
         return base
     what = broke.symbol or broke.error or "the failure"

@@ -217,3 +217,51 @@ class Interp2dNote(Transformer):
                 "no drop-in replacement: interp2d → RegularGridInterpolator or "
                 "RectBivariateSpline needs the grid's axes swapped and sorted by hand"
             )
+
+
+class ModeScalar(Transformer):
+    """``stats.mode(x)[0][0]`` / ``mode(x).mode[0]`` → ``np.atleast_1d(…)[0]``.
+
+    SciPy 1.11 made ``keepdims=False`` the default of ``scipy.stats.mode``: the mode of a
+    one-dimensional sample is a scalar, no longer an array of one, and indexing it fails
+    ("invalid index to scalar variable"). ``keepdims=True`` is not understood before
+    SciPy 1.9; ``np.atleast_1d`` of the result is the array of one in every release, so
+    the rewrite holds in all of them. Opt-in, chosen by the failure's message: for a
+    sample of more than one dimension ``[0]`` meant a row, which the codemod cannot see.
+    """
+
+    name = "scipy-mode-scalar"
+    description = "stats.mode(x)[0][0] / mode(x).mode[0] → np.atleast_1d(stats.mode(x)[0])[0]"
+    library = "scipy"
+    reference = "SciPy 1.11.0 release notes, expired deprecations: scipy.stats.mode's keepdims defaults to False: https://docs.scipy.org/doc/scipy/release/1.11.0-notes.html"
+    opt_in = True
+    mentions = ("mode",)
+
+    def _mode_part(self, node: cst.BaseExpression) -> bool:
+        """``mode(x).mode``, ``mode(x).count``, ``mode(x)[0]`` or ``mode(x)[1]``."""
+        if isinstance(node, cst.Attribute) and node.attr.value in ("mode", "count"):
+            inner = node.value
+        elif isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+                return False
+            inner = node.value
+        else:
+            return False
+        return isinstance(inner, cst.Call) and self.refers_to(inner.func, "scipy.stats.mode")
+
+    def leave_Subscript(
+        self, original_node: cst.Subscript, updated_node: cst.Subscript
+    ) -> cst.BaseExpression:
+        if not self._mode_part(original_node.value):
+            return updated_node
+        numpy = self.module_ref("numpy")
+        if numpy is None:
+            self.warn("np is taken here: atleast_1d cannot be named; left alone")
+            return updated_node
+        if "numpy" not in self._module_aliases:
+            self.add_needed_import("numpy", asname="np")
+        wrapped = cst.Call(
+            cst.Attribute(numpy, cst.Name("atleast_1d")), [cst.Arg(updated_node.value)]
+        )
+        return updated_node.with_changes(value=wrapped)

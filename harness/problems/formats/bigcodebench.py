@@ -229,6 +229,48 @@ def prelude(code_prompt: str, entry_point: str) -> str:
     return "".join(ast.unparse(node) + "\n" for node in kept)
 
 
+def context_of(tests: str, code_prompt: str, entry_point: str) -> str:
+    """A task's context: its ``test`` module, checked with its prompt's own code."""
+    return context(
+        check(CHECK, tests=tests, prelude=prelude(code_prompt, entry_point), driver=DRIVER),
+        checks="formatlib_bigcodebench",
+    )
+
+
+def split_solution(code_prompt: str, reference: str) -> tuple[str, str] | None:
+    """A reference (a task's ``code_prompt`` and ``canonical_solution``, joined) split
+    again after the line that ends ``code_prompt`` (its ``def``), when that line is in it
+    once: the two fields; None otherwise. The prompt's last line may have been rewritten
+    (a default of the signature): then the line is found by the function's name."""
+    last = next((line for line in reversed(code_prompt.splitlines()) if line.strip()), "")
+    lines = reference.splitlines(keepends=True)
+    at = [i for i, line in enumerate(lines) if line.rstrip("\n") == last]
+    if not at and last.lstrip().startswith("def "):
+        head = last[: last.index("(") + 1] if "(" in last else last
+        at = [i for i, line in enumerate(lines) if line.startswith(head)]
+    if not last or len(at) != 1:
+        return None
+    return "".join(lines[: at[0] + 1]), "".join(lines[at[0] + 1 :])
+
+
+def tests_of(context_code: str) -> str | None:
+    """The ``test`` field a task's context was built from (:func:`context_of`), None when
+    ``context_code`` is no such context."""
+    try:
+        tree = ast.parse(context_code)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["_TESTS"]
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return node.value.value
+    return None
+
+
 def matches(row: dict[str, Any]) -> bool:
     return all(key in row for key in KEYS)
 
@@ -248,14 +290,8 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
             library=main_library([*libs, *imported_modules(code_prompt)]),
             prompt=str(data.get("instruct_prompt") or data.get("complete_prompt") or ""),
             reference_code=reference,
-            code_context=context(
-                check(
-                    CHECK,
-                    tests=tests,
-                    prelude=prelude(code_prompt, str(data.get("entry_point") or "task_func")),
-                    driver=DRIVER,
-                ),
-                checks="formatlib_bigcodebench",
+            code_context=context_of(
+                tests, code_prompt, str(data.get("entry_point") or "task_func")
             ),
             timeout=row.number_or("timeout", DEFAULT_TIMEOUT),
             metadata={

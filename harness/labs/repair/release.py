@@ -1,0 +1,215 @@
+"""A repaired BigCodeBench release: every field of a repaired task, and its changelog.
+
+A task is more than its solution: its ``code_prompt`` (the signature, defaults included),
+its ``canonical_solution``, its ``test``, and the prose that names the API
+(``complete_prompt``'s docstring, ``instruct_prompt``, ``doc_struct``). The repair's code
+gives the first three; the prose follows the code by the words the codemods replaced
+(``'M'`` → ``'ME'``, ``applymap`` → ``map``), found by comparing the code's tokens before
+and after, so that a docstring never names an API the code no longer uses.
+
+The changelog is in the style of upstream's release notes: one entry per task, what
+changed, why, and which release broke it; the tasks left as they were say why.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import json
+import re
+import tokenize
+from typing import TYPE_CHECKING
+
+from harness.analysis.repairs import CONDITIONED
+from harness.core.problem import imported_modules
+from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
+from harness.problems.formats import bigcodebench
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from harness.analysis.repairs import Row
+    from harness.core.findings import Finding
+    from harness.labs.repair.plan import Proposal
+
+_WORDS = (tokenize.NAME, tokenize.STRING)
+
+
+def _tokens(code: str) -> list[tuple[int, str]]:
+    try:
+        return [
+            (t.type, t.string)
+            for t in tokenize.generate_tokens(io.StringIO(code).readline)
+            if t.type in (*_WORDS, tokenize.OP, tokenize.NUMBER)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return []
+
+
+def renamed_words(before: str, after: str) -> dict[str, str]:
+    """The names and string literals the rewrite of ``before`` into ``after`` replaced one
+    for one (``applymap`` → ``map``, ``'M'`` → ``'ME'``), where each was always replaced
+    by the same word."""
+    old, new = _tokens(before), _tokens(after)
+    pairs: dict[str, set[str]] = {}
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for (kind, a), (kind_b, b) in zip(old[i1:i2], new[j1:j2], strict=True):
+            if kind == kind_b and kind in _WORDS and a != b:
+                pairs.setdefault(a, set()).add(b)
+    return {a: next(iter(b)) for a, b in pairs.items() if len(b) == 1}
+
+
+def _prose(text: str, words: Mapping[str, str]) -> str:
+    """``text`` with each replaced word replaced: a name as a whole word, a string
+    literal in either quotes."""
+    for old, new in words.items():
+        if old.isidentifier():
+            text = re.sub(rf"\b{re.escape(old)}\b", new, text)
+            continue
+        value, new_value = _literal(old), _literal(new)
+        if value is None or new_value is None:
+            continue
+        for quote in ("'", '"'):
+            text = text.replace(f"{quote}{value}{quote}", f"{quote}{new_value}{quote}")
+    return text
+
+
+def _literal(token: str) -> str | None:
+    match = re.fullmatch(r"""(['"])([^'"\\]*)\1""", token)
+    return match.group(2) if match else None
+
+
+def _with_prompt(text: str, old_prompt: str, new_prompt: str) -> str:
+    """``text`` (a prompt that quotes the task's code) with the lines of ``old_prompt``
+    that the repair changed, inserted or dropped changed alike (blank lines aside)."""
+    old = [line for line in old_prompt.splitlines() if line.strip()]
+    new = [line for line in new_prompt.splitlines() if line.strip()]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        added = "\n".join(new[j1:j2])
+        if op == "replace" and i2 - i1 == j2 - j1:
+            for a, b in zip(old[i1:i2], new[j1:j2], strict=True):
+                text = text.replace(a, b, 1)
+        elif op == "insert" and i1 > 0:
+            text = text.replace(old[i1 - 1], old[i1 - 1] + "\n" + added, 1)
+        elif op == "insert" and i1 < len(old):
+            text = text.replace(old[i1], added + "\n" + old[i1], 1)
+        elif op == "delete":
+            for line in old[i1:i2]:
+                text = text.replace(line + "\n", "", 1)
+    return text
+
+
+def _libs(libs: object, old_prompt: str, new_prompt: str) -> object:
+    """``libs`` (upstream's list, written as its text) with the libraries the repaired
+    prompt imports that the original did not."""
+    added = sorted(set(imported_modules(new_prompt)) - set(imported_modules(old_prompt)))
+    if not added or not isinstance(libs, str):
+        return libs
+    try:
+        names = ast.literal_eval(libs)
+    except (ValueError, SyntaxError):
+        return libs
+    if not isinstance(names, list):
+        return libs
+    return str([*names, *(a for a in added if a not in names)])
+
+
+def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, object]:
+    """The fields of the repaired task ``row`` (upstream's keys only): the prompt, the
+    solution and the tests of ``proposal``'s code, and the prose made to agree."""
+    prompt = str(row.get("code_prompt", ""))
+    split = bigcodebench.split_solution(prompt, proposal.new_reference)
+    if split is None:
+        return {}
+    fields: dict[str, object] = {}
+    new_prompt, solution = split
+    old_tests = str(row.get("test", ""))
+    tests = bigcodebench.tests_of(proposal.new_context) or old_tests
+    words = renamed_words(
+        proposal.reference + "\n" + old_tests, proposal.new_reference + "\n" + tests
+    )
+    if new_prompt != prompt:
+        fields["code_prompt"] = new_prompt
+    if solution != row.get("canonical_solution"):
+        fields["canonical_solution"] = solution
+    if tests != old_tests:
+        fields["test"] = tests
+    complete = str(row.get("complete_prompt", ""))
+    in_code = [n for n in proposal.codemods if n in FOR_SOLUTIONS]
+    new_complete = _prose(_with_prompt(apply(complete, in_code).source, prompt, new_prompt), words)
+    if new_complete != complete:
+        fields["complete_prompt"] = new_complete
+    instruct = _prose(_with_prompt(str(row.get("instruct_prompt", "")), prompt, new_prompt), words)
+    if instruct != row.get("instruct_prompt", ""):
+        fields["instruct_prompt"] = instruct
+    libs = _libs(row.get("libs"), prompt, new_prompt)
+    if libs != row.get("libs"):
+        fields["libs"] = libs
+    doc = row.get("doc_struct")
+    if isinstance(doc, str) and (new_doc := _prose(doc, words)) != doc:
+        json.loads(new_doc)  # still the JSON it was
+        fields["doc_struct"] = new_doc
+    return fields
+
+
+def broke_in(row: Row, finding: Finding | None, versions: Mapping[str, Mapping[str, str]]) -> str:
+    """Which release broke a task: the bisected one, else the combos it broke between."""
+    if finding is not None and finding.library and finding.first_bad:
+        return f"{finding.library} {finding.first_bad} (harness bisect)"
+    last_good, _, rest = row.broke.partition(" → ")
+    first_bad = rest.partition(":")[0]
+    moved = [
+        f"{lib} {old} → {versions[first_bad].get(lib)}"
+        for lib, old in sorted(versions.get(last_good, {}).items())
+        if versions.get(first_bad, {}).get(lib) not in (None, old)
+    ]
+    shown = f" ({', '.join(moved)})" if moved else ""
+    return f"between the combos {last_good} and {first_bad}{shown}"
+
+
+def changelog(
+    set_name: str,
+    rows: Sequence[Row],
+    changed: Mapping[str, Sequence[str]],
+    findings: Mapping[str, Finding],
+    versions: Mapping[str, Mapping[str, str]],
+) -> str:
+    """The release's changelog: each repaired task (``changed``: native id → the fields
+    rewritten), what changed, why, which release broke it, where it holds; then the
+    drifted tasks left as they were, a line each with the reason."""
+    lines = [f"# {set_name}: repaired release", ""]
+    left = []
+    for row in rows:
+        native = row.problem_id.partition("/")[2] or row.problem_id
+        why = row.broke.partition(": ")[2] or row.broke
+        when = broke_in(row, findings.get(row.problem_id), versions)
+        if native not in changed:
+            reason = row.reason or "no repair"
+            left.append(f"- {native} ({row.verdict}): {reason}. Broke {when}.")
+            continue
+        passes = ", ".join(c for c, s in row.repaired.items() if s == "pass") or "none"
+        fields = ", ".join(f"`{f}`" for f in changed[native])
+        if row.verdict == CONDITIONED:
+            # the row holds the new API: a signature cannot hold both defaults
+            holds = (
+                f"  {row.verdict}: as written it holds from the release the split names"
+                f" ({row.reason}); the code with one branch per range (its diff) passes"
+                f" in {passes}."
+            )
+        else:
+            holds = f"  {row.verdict}: passes in {passes}" + (
+                f" ({row.reason})." if row.reason else "."
+            )
+        lines += [
+            f"- **{native}**: {fields} rewritten by {', '.join(row.codemods)}.",
+            f"  Why: `{why}`. Broke in: {when}.",
+            holds,
+        ]
+    if left:
+        lines += ["", "## Not repaired", "", *left]
+    return "\n".join(lines) + "\n"
