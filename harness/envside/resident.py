@@ -23,7 +23,7 @@ import socket
 import sys
 from typing import Any, BinaryIO, Callable, NoReturn
 
-from . import sandbox
+from . import phases, sandbox
 from .protocol import LAUNCHER, Json
 from .wire import read_report, send_request
 
@@ -222,6 +222,7 @@ class Resident:
             try:
                 try:
                     send_request(self._process.requests, request, write_fd)
+                    phases.mark("sent")
                 finally:
                     _close(write_fd)
             except OSError:
@@ -237,6 +238,9 @@ class Resident:
                     received = read_report(reports)
             if received is None:
                 self._crashed()
+            if phases.ON:
+                phases.mark("answered")
+                phases.MARKS.extend(phases.stamps(str(received[0].get("phases", ""))))
             return received
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -330,6 +334,9 @@ class Resident:
             os.close(network)
         status = os.fdopen(status_r, "rb")
         line = status.readline() if sent else b""
+        if phases.ON:
+            phases.mark("placed")
+            phases.MARKS.extend(phases.stamps(line.decode("utf-8", "replace")))
         if not line.startswith(b"pid "):
             asking.close()
             os.close(lifeline_w)

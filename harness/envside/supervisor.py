@@ -22,6 +22,7 @@ import time
 from dataclasses import replace
 from typing import Callable, Sequence
 
+from . import phases
 from .execution import execute, prepare, report, reset_after_fork
 from .processes import fork, reap_strays
 from .protocol import (
@@ -135,16 +136,23 @@ class Supervisor:
         self.env = env
         self.close = list(close)
         self.cover = list(cover)
+        # what the last execution's process marked (phases.py), when timing is on
+        self.marks: list[tuple[str, float]] = []
+        self.status = ""  # and how it ended
 
     def run(self, index: int, payload: Json, timeout: float, fresh: bool) -> None:
         """Run one execution to its end (or its time limit) and emit its outcome."""
+        phases.begin()
         # no "-" in the name, as in tempfile's own: tasks split their paths on it
         workdir = tempfile.mkdtemp(prefix="harness_exec_")
         start = self._spawn_fresh if fresh else self._fork
         child = start(payload, workdir, timeout)
         while not self._step(child):
             pass
-        self.emit(index, self._finish(child))
+        record = self._finish(child)
+        self.emit(index, record)
+        phases.mark("emitted")
+        self.status = record.status
 
     def _spawn_fresh(self, payload: Json, workdir: str, timeout: float) -> _Child:
         out_r, out_w = os.pipe()
@@ -174,6 +182,7 @@ class Supervisor:
         result_r, result_w = os.pipe()
 
         def body() -> None:  # pragma: no cover - runs in the child
+            phases.mark("forked")
             os.setsid()
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
@@ -182,6 +191,7 @@ class Supervisor:
             os.dup2(out_w, 2)
             os.chdir(workdir)
             reset_after_fork()
+            phases.mark("reseeded")
             prepare(payload, workdir, result_w)
             report(result_w, execute(payload))
 
@@ -235,7 +245,12 @@ class Supervisor:
             del child.tail[: max(0, len(child.tail) - half)]
 
     def _finish(self, child: _Child) -> Record:
+        if phases.ON:
+            phases.MARKS.append(("exited", child.exited_at or time.monotonic()))
         child.release()
+        phases.mark("released")
+        if phases.ON:
+            child.result[:] = self._take_marks(bytes(child.result))
         duration = round(time.monotonic() - child.start, 4)
         if child.timed_out:
             limit = child.deadline - child.start
@@ -250,6 +265,17 @@ class Supervisor:
             output += b"\n[... %d bytes not kept ...]\n" % lost
         output += bytes(child.tail)
         return replace(record, duration_s=duration, output=output.decode("utf-8", "replace"))
+
+    def _take_marks(self, data: bytes) -> bytes:
+        """The report without the marks the execution's process added (when timing is
+        on), which join this process's own (``phases.write`` keeps them)."""
+        self.marks = []
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            reported = json.loads(data.decode("utf-8"))
+            taken = reported.pop("phases", [])
+            self.marks = [(str(name), float(moment)) for name, moment in taken]
+            data = json.dumps(reported).encode("utf-8")
+        return data
 
 
 def _reported(data: bytes, returncode: int) -> Record:
