@@ -157,6 +157,8 @@ def execute(payload: Json) -> Json:
     if apart is not None:
         namespace["__builtins__"] = apart.builtins()
         guard.ACTIVE[:] = [apart]
+        # its process placed while the check computes what it will give it
+        apart.resident.prestart()
     start = time.perf_counter()
     phases.mark("program")
     status, exc_type, message, tb = _run(payload, namespace)

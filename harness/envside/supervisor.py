@@ -66,6 +66,7 @@ class _Child:
         self.output_bytes = 0
         self.timed_out = False
         self.exited_at: float | None = None
+        self.reported_at: float | None = None  # when its report's pipe closed
         self.returncode: int | None = None
         self.fds = {"output": output_fd, "result": result_fd}
         self.selector = selectors.DefaultSelector()
@@ -206,9 +207,19 @@ class Supervisor:
         """Read what the child wrote and keep its time limit; True once it has ended."""
         now = time.monotonic()
         wake = child.deadline if child.exited_at is None else child.exited_at + _KILL_GRACE
-        # A child whose pipes have closed is exiting: look again soon rather than sleep
-        # through the whole tick with nothing left to wake us (it added ~25 ms a child).
-        exiting = not child.fds and child.exited_at is None
+        reported = "result" not in child.fds
+        if reported and child.reported_at is None:
+            child.reported_at = now
+        # A child whose report's pipe has closed is exiting: look again soon rather than
+        # sleep through the whole tick (it added ~25 ms a child; its output may stay open
+        # longer, held by its solution's process). For a second: a program that closed the
+        # pipe itself runs on, and is looked at as usual.
+        exiting = (
+            reported
+            and child.exited_at is None
+            and child.reported_at is not None
+            and now < child.reported_at + 1.0
+        )
         tick = 0.002 if exiting else 0.05
         for key, _ in child.selector.select(timeout=max(0.0, min(wake - now, tick))):
             try:
@@ -229,8 +240,15 @@ class Supervisor:
             child.timed_out = True
             child.kill_group()
             child.exited_at = now
-        return child.exited_at is not None and (
-            not child.fds or now >= child.exited_at + _KILL_GRACE
+        if child.exited_at is None:
+            return False
+        # A pass keeps no output: what still holds the output pipe (its solution's
+        # process and keeper, on their way out) is not waited for; the worker's cgroup is
+        # emptied after each execution.
+        return (
+            not child.fds
+            or now >= child.exited_at + _KILL_GRACE
+            or (reported and not child.timed_out and _passed(bytes(child.result)))
         )
 
     def _keep_output(self, child: _Child, chunk: bytes) -> None:
@@ -276,6 +294,14 @@ class Supervisor:
             self.marks = [(str(name), float(moment)) for name, moment in taken]
             data = json.dumps(reported).encode("utf-8")
         return data
+
+
+def _passed(data: bytes) -> bool:
+    """Whether the report says the execution passed (what ``_reported`` would read)."""
+    try:
+        return bool(json.loads(data.decode("utf-8")).get("status") == PASS)
+    except (ValueError, AttributeError):
+        return False
 
 
 def _reported(data: bytes, returncode: int) -> Record:
