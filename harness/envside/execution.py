@@ -19,7 +19,7 @@ import traceback
 import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import crossing_context, crossing_errors, guard, sandbox
+from . import crossing_context, crossing_errors, guard, phases, sandbox
 from .admission import Usage
 from .allowlist import shipped_allowlist
 from .protocol import HERE, MAX_MESSAGE, MAX_TRACEBACK, MAX_WARNINGS, PART_STATUSES, qualified
@@ -157,8 +157,12 @@ def execute(payload: Json) -> Json:
     if apart is not None:
         namespace["__builtins__"] = apart.builtins()
         guard.ACTIVE[:] = [apart]
+        # its process placed while the check computes what it will give it
+        apart.resident.prestart()
     start = time.perf_counter()
+    phases.mark("program")
     status, exc_type, message, tb = _run(payload, namespace)
+    phases.mark("checked")
     parts = _parts(namespace.get("HARNESS_PARTS"))
     note = ""
     graded = ""
@@ -277,6 +281,9 @@ _exit = os._exit
 
 def report(result_fd: int, outcome: Json) -> None:
     """Hand the outcome to the runner and leave at once."""
+    if phases.ON:
+        phases.mark("reported")
+        outcome = dict(outcome, phases=phases.MARKS)
     data = _dumps(outcome).encode("utf-8")
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):  # a program may have closed its streams
@@ -305,6 +312,7 @@ def prepare(payload: Json, workdir: str, result_fd: int) -> None:
     (Its cgroups it was born in: those of the worker that forked it.)"""
     if payload.get("sandboxed"):
         sandbox.enter(workdir, payload.get("hide"))
+        phases.mark("sandboxed")
     tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox
     os.environ["TMPDIR"] = workdir
     # Numba caches what it compiles (librosa asks it to) beside the library's source or in
@@ -318,6 +326,7 @@ def prepare(payload: Json, workdir: str, result_fd: int) -> None:
             config.CACHE_DIR = workdir  # type: ignore[attr-defined]
     payload["result_fd"] = result_fd
     limit_memory(payload.get("memory_mb"))
+    phases.mark("prepared")
 
 
 def reset_after_fork() -> None:

@@ -28,6 +28,7 @@ from . import (
     crossing_lending,
     crossing_pyplot,
     crossing_standins,
+    phases,
 )
 from .allowlist import Allowlist, shipped_allowlist
 from .callstate import CallState, kinds
@@ -132,8 +133,10 @@ class Guard:
             self._exec(code, globals_, locals_)
             return
         self.engaged = True
+        phases.mark("guard")
         env = globals_ if isinstance(globals_, dict) else {}
         request, why = make_request(code, env)
+        phases.mark("pickled")
         if request is None:
             raise GuardError("what the check gives the solution cannot be sent to it: %s" % why)
         report, blobs = self._ask(request)
@@ -206,6 +209,7 @@ class Guard:
             self.lost.append("%s could not be sent back: %s" % (name.strip("<>"), skipped[name]))
         self._apply_figures(report, blobs[len(names) :], bundled, env)
         _strict_masks()
+        phases.mark("admitted")
 
     def _apply_value(self, name: str, blob: bytes, env: dict[str, Any]) -> None:
         """One value the solution assigned, admitted into ``env``; one refused or

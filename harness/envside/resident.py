@@ -23,7 +23,7 @@ import socket
 import sys
 from typing import Any, BinaryIO, Callable, NoReturn
 
-from . import sandbox
+from . import phases, sandbox
 from .protocol import LAUNCHER, Json
 from .wire import read_report, send_request
 
@@ -75,6 +75,38 @@ class _Started:
             return
         if self.lifeline >= 0:
             os.close(self.lifeline)
+        self.status.close()
+
+
+class _Pending:
+    """A solution's process asked of the template, until its keeper says its pid."""
+
+    def __init__(
+        self, message: Json, asking: socket.socket, lifeline: int, status: BinaryIO, sent: bool
+    ) -> None:
+        self.message = message  # where the execution lived when it was asked for
+        self.asking = asking
+        self.lifeline = lifeline
+        self.status = status
+        self.sent = sent
+
+    def started(self) -> _Started | None:
+        """The process, once its keeper has placed it; None if the template cannot
+        start one (then new interpreters are started instead, from now on)."""
+        line = self.status.readline() if self.sent else b""
+        if phases.ON:
+            phases.mark("placed")
+            phases.MARKS.extend(phases.stamps(line.decode("utf-8", "replace")))
+        if not line.startswith(b"pid "):
+            self.let_go()
+            drop_template()  # it is gone, broken or refused: new interpreters from now on
+            return None
+        return _Started(int(line.split()[1]), self.asking, self.lifeline, self.status)
+
+    def let_go(self) -> None:
+        """Not wanted after all: its keeper ends it when the lifeline closes."""
+        self.asking.close()
+        os.close(self.lifeline)
         self.status.close()
 
 
@@ -205,6 +237,7 @@ class Resident:
         self.place = place
         self.warnings = warnings  # whether the process records the solution's warnings
         self._process: _Started | None = None
+        self._pending: _Pending | None = None  # asked of the template, not yet waited for
         self._nproc = 0
 
     def ask(
@@ -222,6 +255,7 @@ class Resident:
             try:
                 try:
                     send_request(self._process.requests, request, write_fd)
+                    phases.mark("sent")
                 finally:
                     _close(write_fd)
             except OSError:
@@ -237,6 +271,9 @@ class Resident:
                     received = read_report(reports)
             if received is None:
                 self._crashed()
+            if phases.ON:
+                phases.mark("answered")
+                phases.MARKS.extend(phases.stamps(str(received[0].get("phases", ""))))
             return received
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -248,15 +285,20 @@ class Resident:
         except OSError:
             self._crashed()
 
-    def _start(self) -> _Started:
-        """Start the solution's process: forked by the template where there is one, else
-        a new interpreter (``solution.py``) born in the solutions' pid namespace, with
-        the request socket and the standard streams as its only descriptors."""
+    def prestart(self) -> None:
+        """Have the template start the solution's process now, while the check computes
+        what it will give it: the first run then finds it placed and waiting. Started as
+        the execution stands now; if its working directory or environment has changed by
+        the first run, that run starts another (``_start``)."""
+        if TEMPLATE and self._process is None and self._pending is None:
+            self._pending = self._to_template(self._config())
+
+    def _config(self) -> Json:
         # RLIMIT_NPROC counts every task of the user: the cap is what runs now plus the
         # allowance (where a pids cgroup holds the execution, that is the cap).
         if self.sandboxed and self.limits.get("task_cap") == "rlimit" and not self._nproc:
             self._nproc = sandbox.tasks_of_this_user() + int(self.limits.get("tasks", 1024))
-        config: Json = {
+        return {
             # a process whose parent is outside its pid namespace sees it as pid 0
             "parent": 0 if self.sandboxed else os.getpid(),
             "sandboxed": self.sandboxed,
@@ -264,10 +306,22 @@ class Resident:
             "nproc": self._nproc,
             "warnings": self.warnings,
         }
-        if TEMPLATE:
+
+    def _start(self) -> _Started:
+        """Start the solution's process: forked by the template where there is one, else
+        a new interpreter (``solution.py``) born in the solutions' pid namespace, with
+        the request socket and the standard streams as its only descriptors."""
+        config = self._config()
+        pending, self._pending = self._pending, None
+        if pending is not None and pending.message != self._message(config):
+            pending.let_go()  # placed as the execution no longer is
+            pending = None
+            phases.mark("replaced")
+        process = pending.started() if pending is not None else None
+        if process is None and TEMPLATE:
             process = self._from_template(config)
-            if process is not None:
-                return process
+        if process is not None:
+            return process
         if self.sandboxed and not _NAMESPACE:
             _NAMESPACE.append(SolutionNamespace(float(self.limits.get("timeout", 120))))
         if self.sandboxed:
@@ -291,15 +345,9 @@ class Resident:
             answering.close()
         return _Started(pid, asking)
 
-    def _from_template(self, config: Json) -> _Started | None:
-        """The solution's process forked by the template, placed by its keeper in a
-        sandbox like this execution's: its working directory, hidden paths, cgroups,
-        limits, environment and standard streams. None if the template cannot (then a
-        new interpreter is started instead)."""
-        asking, answering = socket.socketpair()
-        lifeline_r, lifeline_w = os.pipe()
-        status_r, status_w = os.pipe()
-        message = dict(
+    def _message(self, config: Json) -> Json:
+        """What the template's keeper is told: where the execution lives, as it is now."""
+        return dict(
             config,
             workdir=os.getcwd(),
             hide=self.place.get("hide") or [],
@@ -308,6 +356,20 @@ class Resident:
             environ=dict(os.environ),
             timeout=float(self.limits.get("timeout", 120)),
         )
+
+    def _from_template(self, config: Json) -> _Started | None:
+        """The solution's process forked by the template, placed and waiting; None if the
+        template cannot (then a new interpreter is started instead)."""
+        return self._to_template(config).started()
+
+    def _to_template(self, config: Json) -> _Pending:
+        """Ask the template for the solution's process, placed by its keeper in a sandbox
+        like this execution's: its working directory, hidden paths, cgroups, limits,
+        environment and standard streams (``_Pending.started`` waits for it)."""
+        message = self._message(config)
+        asking, answering = socket.socketpair()
+        lifeline_r, lifeline_w = os.pipe()
+        status_r, status_w = os.pipe()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -328,15 +390,7 @@ class Resident:
             os.close(lifeline_r)
             os.close(status_w)
             os.close(network)
-        status = os.fdopen(status_r, "rb")
-        line = status.readline() if sent else b""
-        if not line.startswith(b"pid "):
-            asking.close()
-            os.close(lifeline_w)
-            status.close()
-            drop_template()  # it is gone, broken or refused: new interpreters from now on
-            return None
-        return _Started(int(line.split()[1]), asking, lifeline_w, status)
+        return _Pending(message, asking, lifeline_w, os.fdopen(status_r, "rb"), sent)
 
     def retire(self) -> None:
         """Let the solution's process go (its request socket closes, and it ends); the
@@ -344,6 +398,9 @@ class Resident:
         process, self._process = self._process, None
         if process is not None:
             process.let_go()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.let_go()
 
     def _crashed(self) -> NoReturn:
         """The solution's process closed its report's pipe without a whole report: it

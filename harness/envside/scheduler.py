@@ -18,7 +18,7 @@ import sys
 import tempfile
 from typing import List, Tuple
 
-from . import admission, resident, sandbox
+from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
 from .pool import WORK, Reports, cgroup_name, drain
 from .processes import child_environment, fork, reap_strays
@@ -206,6 +206,10 @@ class Scheduler:
             for cgroup in cgroups:
                 sandbox.empty_cgroup(cgroup, keep=os.getpid())
             reap_strays()
+            if phases.ON:
+                phases.mark("emptied")
+                marks = set(phases.MARKS) | set(supervisor.marks)  # the child's copy of "start"
+                phases.write(index, supervisor.status, sorted(marks, key=lambda m: m[1]))
 
     def _run_zygote(self, group: tuple[str, ...], library: str, items: Queue) -> None:
         """Fork a zygote for one group, relay what it reports, account for what it does not."""

@@ -43,6 +43,7 @@ from . import (
     crossing_handed,
     crossing_lending,
     crossing_pyplot,
+    phases,
     resident,
     sandbox,
     transport,
@@ -115,6 +116,8 @@ def main(fd: int, config: Json) -> None:
     channel.serve = lambda request, report_fd: _serve_one(request, report_fd, recorder)
     crossing_pyplot.SHIPPED.clear()
     arm_audit()
+    del phases.MARKS[:]  # the keeper's, said already
+    phases.mark("solution_ready")
     try:
         while True:
             received = wire.receive_request(requests)
@@ -145,6 +148,9 @@ def _serve_one(request: bytes, report_fd: int, recorder: WarningRecorder | None)
             # what escaped the request's own handling is the request's outcome, not a
             # process that ends without a word
             report, blobs = _raised(exc, crossing_borrowing.CHANNEL.kept, with_state=False)
+        if phases.ON:
+            report["phases"] = phases.said(phases.MARKS)
+            del phases.MARKS[:]
         wire.send_report(report_fd, report, blobs)
     finally:
         channel.report_fds.pop()
@@ -157,6 +163,7 @@ def serve(request: bytes, recorder: WarningRecorder | None) -> tuple[Json, list[
     try:
         env: dict[str, Any] = {}
         code, values, modules, states = wire.load_request(request, env)
+        phases.mark("solution_loaded")
         env.update(values)
         for name, module in modules.items():
             env[name] = sys.modules.get(module) or importlib.import_module(module)
@@ -425,7 +432,9 @@ def _run(
     recorded = len(recorder.items) if recorder is not None else 0
     try:
         _exec(code, env)
+        phases.mark("solution_ran")
         report, blobs = transport.outputs(env, before)
+        phases.mark("solution_packed")
     except BaseException as exc:
         frames = traceback.extract_tb(exc.__traceback__)[-4:]
         report = {
@@ -491,20 +500,8 @@ def template_main(fd: int, config: Json) -> None:
     os._exit(0)
 
 
-def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
-    """The keeper: place itself like the execution (sandbox, cgroups, limits), fork the
-    solution's process into a pid namespace of its own, say its pid, and end it — with
-    everything it started — when the checker closes the lifeline or goes; say how it ended."""
-    answering, lifeline, status, out, err, network = fds
-    sandbox.die_with_parent(template)
-    # What the zygote told the template wins over what the request says (start_template).
-    config = dict(request, **{k: trusted.get(k) for k in ("sandboxed", "hide", "memory_mb")})
-    workdir = os.path.realpath(str(config.get("workdir", "")))
-    if os.path.dirname(workdir) != trusted.get("workdirs") or not os.path.basename(
-        workdir
-    ).startswith("harness_exec_"):
-        return  # not an execution's working directory: no process, and the checker is told
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+def _join(config: Json, out: int, err: int) -> None:
+    """The keeper takes the execution's standard streams, environment and cgroups."""
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(out, 1)
@@ -518,14 +515,35 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
         if cgroup.startswith("/sys/fs/cgroup/") and os.path.basename(cgroup).startswith("harness-"):
             with contextlib.suppress(OSError):
                 sandbox.join_cgroup(cgroup)
+    phases.mark("keeper_cgroups")
+
+
+def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
+    """The keeper: place itself like the execution (sandbox, cgroups, limits), fork the
+    solution's process into a pid namespace of its own, say its pid, and end it — with
+    everything it started — when the checker closes the lifeline or goes; say how it ended."""
+    answering, lifeline, status, out, err, network = fds
+    phases.mark("keeper")
+    sandbox.die_with_parent(template)
+    # What the zygote told the template wins over what the request says (start_template).
+    config = dict(request, **{k: trusted.get(k) for k in ("sandboxed", "hide", "memory_mb")})
+    workdir = os.path.realpath(str(config.get("workdir", "")))
+    if os.path.dirname(workdir) != trusted.get("workdirs") or not os.path.basename(
+        workdir
+    ).startswith("harness_exec_"):
+        return  # not an execution's working directory: no process, and the checker is told
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _join(config, out, err)
     sandboxed = bool(config.get("sandboxed"))
     if sandboxed:
         sandbox.enter(workdir, list(config.get("hide") or []), network=network)
     else:
         os.chdir(workdir)
+    phases.mark("keeper_sandboxed")
     tempfile.tempdir = workdir
     limit_memory(config.get("memory_mb"))
     namespace = resident.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
+    phases.mark("keeper_namespace")
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -548,8 +566,9 @@ def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
     if namespace is not None:
         namespace.leave()
     os.close(answering)
+    phases.mark("keeper_forked")
     with contextlib.suppress(OSError):
-        os.write(status, b"pid %d\n" % pid)
+        os.write(status, b"pid %d %s\n" % (pid, phases.said(phases.MARKS).encode()))
     poller = select.poll()
     poller.register(lifeline, select.POLLIN)
     poller.register(wake_r, select.POLLIN)

@@ -22,6 +22,7 @@ import time
 from dataclasses import replace
 from typing import Callable, Sequence
 
+from . import phases
 from .execution import execute, prepare, report, reset_after_fork
 from .processes import fork, reap_strays
 from .protocol import (
@@ -65,6 +66,7 @@ class _Child:
         self.output_bytes = 0
         self.timed_out = False
         self.exited_at: float | None = None
+        self.reported_at: float | None = None  # when its report's pipe closed
         self.returncode: int | None = None
         self.fds = {"output": output_fd, "result": result_fd}
         self.selector = selectors.DefaultSelector()
@@ -135,16 +137,23 @@ class Supervisor:
         self.env = env
         self.close = list(close)
         self.cover = list(cover)
+        # what the last execution's process marked (phases.py), when timing is on
+        self.marks: list[tuple[str, float]] = []
+        self.status = ""  # and how it ended
 
     def run(self, index: int, payload: Json, timeout: float, fresh: bool) -> None:
         """Run one execution to its end (or its time limit) and emit its outcome."""
+        phases.begin()
         # no "-" in the name, as in tempfile's own: tasks split their paths on it
         workdir = tempfile.mkdtemp(prefix="harness_exec_")
         start = self._spawn_fresh if fresh else self._fork
         child = start(payload, workdir, timeout)
         while not self._step(child):
             pass
-        self.emit(index, self._finish(child))
+        record = self._finish(child)
+        self.emit(index, record)
+        phases.mark("emitted")
+        self.status = record.status
 
     def _spawn_fresh(self, payload: Json, workdir: str, timeout: float) -> _Child:
         out_r, out_w = os.pipe()
@@ -174,6 +183,7 @@ class Supervisor:
         result_r, result_w = os.pipe()
 
         def body() -> None:  # pragma: no cover - runs in the child
+            phases.mark("forked")
             os.setsid()
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
@@ -182,6 +192,7 @@ class Supervisor:
             os.dup2(out_w, 2)
             os.chdir(workdir)
             reset_after_fork()
+            phases.mark("reseeded")
             prepare(payload, workdir, result_w)
             report(result_w, execute(payload))
 
@@ -196,9 +207,19 @@ class Supervisor:
         """Read what the child wrote and keep its time limit; True once it has ended."""
         now = time.monotonic()
         wake = child.deadline if child.exited_at is None else child.exited_at + _KILL_GRACE
-        # A child whose pipes have closed is exiting: look again soon rather than sleep
-        # through the whole tick with nothing left to wake us (it added ~25 ms a child).
-        exiting = not child.fds and child.exited_at is None
+        reported = "result" not in child.fds
+        if reported and child.reported_at is None:
+            child.reported_at = now
+        # A child whose report's pipe has closed is exiting: look again soon rather than
+        # sleep through the whole tick (it added ~25 ms a child; its output may stay open
+        # longer, held by its solution's process). For a second: a program that closed the
+        # pipe itself runs on, and is looked at as usual.
+        exiting = (
+            reported
+            and child.exited_at is None
+            and child.reported_at is not None
+            and now < child.reported_at + 1.0
+        )
         tick = 0.002 if exiting else 0.05
         for key, _ in child.selector.select(timeout=max(0.0, min(wake - now, tick))):
             try:
@@ -219,8 +240,15 @@ class Supervisor:
             child.timed_out = True
             child.kill_group()
             child.exited_at = now
-        return child.exited_at is not None and (
-            not child.fds or now >= child.exited_at + _KILL_GRACE
+        if child.exited_at is None:
+            return False
+        # A pass keeps no output: what still holds the output pipe (its solution's
+        # process and keeper, on their way out) is not waited for; the worker's cgroup is
+        # emptied after each execution.
+        return (
+            not child.fds
+            or now >= child.exited_at + _KILL_GRACE
+            or (reported and not child.timed_out and _passed(bytes(child.result)))
         )
 
     def _keep_output(self, child: _Child, chunk: bytes) -> None:
@@ -235,7 +263,12 @@ class Supervisor:
             del child.tail[: max(0, len(child.tail) - half)]
 
     def _finish(self, child: _Child) -> Record:
+        if phases.ON:
+            phases.MARKS.append(("exited", child.exited_at or time.monotonic()))
         child.release()
+        phases.mark("released")
+        if phases.ON:
+            child.result[:] = self._take_marks(bytes(child.result))
         duration = round(time.monotonic() - child.start, 4)
         if child.timed_out:
             limit = child.deadline - child.start
@@ -250,6 +283,25 @@ class Supervisor:
             output += b"\n[... %d bytes not kept ...]\n" % lost
         output += bytes(child.tail)
         return replace(record, duration_s=duration, output=output.decode("utf-8", "replace"))
+
+    def _take_marks(self, data: bytes) -> bytes:
+        """The report without the marks the execution's process added (when timing is
+        on), which join this process's own (``phases.write`` keeps them)."""
+        self.marks = []
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            reported = json.loads(data.decode("utf-8"))
+            taken = reported.pop("phases", [])
+            self.marks = [(str(name), float(moment)) for name, moment in taken]
+            data = json.dumps(reported).encode("utf-8")
+        return data
+
+
+def _passed(data: bytes) -> bool:
+    """Whether the report says the execution passed (what ``_reported`` would read)."""
+    try:
+        return bool(json.loads(data.decode("utf-8")).get("status") == PASS)
+    except (ValueError, AttributeError):
+        return False
 
 
 def _reported(data: bytes, returncode: int) -> Record:
