@@ -546,8 +546,8 @@ DRIFTING = {
 @pytest.mark.slow
 def test_output_format_drift_is_told_from_api_drift(tmp_path: Path) -> None:
     """Across ds1000-2024 (NumPy 1.26) and latest (NumPy 2): a session whose printed output
-    changed and whose value did not drifts with cause output-format; one whose API was
-    removed drifts with cause removed-api."""
+    changed and whose value did not is format drift (cause output-format), counted and
+    shown apart; one whose API was removed drifts with cause removed-api."""
     for name, code in DRIFTING.items():
         path = tmp_path / "cibench_template" / "numpy" / f"{name}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -568,6 +568,10 @@ def test_output_format_drift_is_told_from_api_drift(tmp_path: Path) -> None:
         if row["source"] == "reference" and not row["problem_id"].endswith("/oracle")
     }
     assert drifted == {
-        "cibench_template/numpy/numpy_exp01": ("drifted", "output-format"),
+        "cibench_template/numpy/numpy_exp01": ("format-drift", "output-format"),
         "cibench_template/numpy/numpy_exp02": ("drifted", "removed-api"),
     }
+    markdown = (tmp_path / "r" / "d" / "summary.md").read_text()
+    api, _, format_drift = markdown.partition("## Output-format drift")
+    assert "numpy_exp02" in api and "numpy_exp01" not in api.split("## Drifted problems")[1]
+    assert "numpy_exp01" in format_drift
