@@ -72,6 +72,15 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
 
 
 @needs_data
+def test_a_session_reading_a_workbook_requires_openpyxl(published: list[Any]) -> None:
+    """pandas reads .xlsx with openpyxl, which the session never imports: an env without it
+    (a bisection's trial env holds the problem's packages only) could not run it."""
+    by_id = {p.id: p for p in published}
+    assert "openpyxl" in by_id["cibench_template/pandas/pandas_exp04"].requires
+    assert "openpyxl" not in by_id["cibench_template/pandas/pandas_exp01"].requires
+
+
+@needs_data
 def test_all_234_experiments_load(published: list[Any]) -> None:
     sessions = [p for p in published if not p.metadata["oracle"]]
     assert len(sessions) == 234
