@@ -6,6 +6,7 @@ and answers the investigations' questions from it, counting how many it was aske
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -219,3 +220,11 @@ def test_shared_questions_are_answered_once() -> None:
     assert {f.first_bad for f in findings} == {"2.0.0"}
     # three investigations, each asked every step in lockstep: one round per step
     assert len(lab.asked) == 3 * findings[0].trials
+
+
+def test_a_problem_importing_cv2_pins_the_opencv_build_the_lock_installed() -> None:
+    """CIBench's OpenCV sessions import ``cv2``; the combo installed the headless build."""
+    problem = dataclasses.replace(PANDAS_PROBLEM, library="cv2", requires=("cv2", "numpy"))
+    lock = {"opencv-python-headless": "4.9.0.80", "numpy": "1.26.4", "pandas": "1.5.3"}
+    pins = bisection.problem_packages(Execution(problem, EXECUTION.solution), lock)
+    assert pins == {"opencv-python-headless": "4.9.0.80", "numpy": "1.26.4"}

@@ -325,6 +325,11 @@ def test_a_changed_repr_is_output_format_drift_not_a_changed_result() -> None:
     found = diagnose(failed)
     assert found is not None
     assert found.cause is Cause.OUTPUT_FORMAT
+    # NumPy's scalars print so, whatever the session's library: bisection tries NumPy first
+    assert found.library == "numpy"
+    other = f"{OUTPUT_FORMAT}: output 'Timestamp(2024)' is not the expected '2024'"
+    found = diagnose(replace(failed, parts=(Part("step 2 (num)", "fail", other),)))
+    assert found is not None and found.library != "numpy"
     wrong = replace(
         failed,
         parts=(*failed.parts, Part("step 3 (num)", "fail", "output '2' is not the expected '3'")),

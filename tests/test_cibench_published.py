@@ -9,6 +9,7 @@ need it skip where it is absent. It is never copied into the repository.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import os
@@ -16,18 +17,25 @@ import sys
 import zipfile
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from harness.analysis.drift import DriftClass, DriftRow
 from harness.analysis.summary import Summary
+from harness.app import bisect as app_bisect
 from harness.core.errors import ProblemError
+from harness.core.results import write_json
 from harness.envs.build import EnvInfo
 from harness.envside import cibench_cells, cibench_scores, formatlib
 from harness.execute import expected
+from harness.execute.job import Job
 from harness.execute.rundir import RunDir
+from harness.matrix.spec import load as load_matrix
 from harness.problems import downloads
 from harness.problems import sets as problemsets
+from harness.problems.answers import load_solutions
 from harness.problems.formats import cibench_notebooks
 from harness.reports import markdown
 from tests.conftest import ROOT, run_harness
@@ -61,6 +69,15 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
 
 
 # -- every experiment loads ------------------------------------------------------------------
+
+
+@needs_data
+def test_a_session_reading_a_workbook_requires_openpyxl(published: list[Any]) -> None:
+    """pandas reads .xlsx with openpyxl, which the session never imports: an env without it
+    (a bisection's trial env holds the problem's packages only) could not run it."""
+    by_id = {p.id: p for p in published}
+    assert "openpyxl" in by_id["cibench_template/pandas/pandas_exp04"].requires
+    assert "openpyxl" not in by_id["cibench_template/pandas/pandas_exp01"].requires
 
 
 @needs_data
@@ -546,8 +563,8 @@ DRIFTING = {
 @pytest.mark.slow
 def test_output_format_drift_is_told_from_api_drift(tmp_path: Path) -> None:
     """Across ds1000-2024 (NumPy 1.26) and latest (NumPy 2): a session whose printed output
-    changed and whose value did not drifts with cause output-format; one whose API was
-    removed drifts with cause removed-api."""
+    changed and whose value did not is format drift (cause output-format), counted and
+    shown apart; one whose API was removed drifts with cause removed-api."""
     for name, code in DRIFTING.items():
         path = tmp_path / "cibench_template" / "numpy" / f"{name}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -568,6 +585,45 @@ def test_output_format_drift_is_told_from_api_drift(tmp_path: Path) -> None:
         if row["source"] == "reference" and not row["problem_id"].endswith("/oracle")
     }
     assert drifted == {
-        "cibench_template/numpy/numpy_exp01": ("drifted", "output-format"),
+        "cibench_template/numpy/numpy_exp01": ("format-drift", "output-format"),
         "cibench_template/numpy/numpy_exp02": ("drifted", "removed-api"),
     }
+    markdown = (tmp_path / "r" / "d" / "summary.md").read_text()
+    api, _, format_drift = markdown.partition("## Output-format drift")
+    assert "numpy_exp02" in api and "numpy_exp01" not in api.split("## Drifted problems")[1]
+    assert "numpy_exp01" in format_drift
+
+
+def test_the_run_s_bisection_grades_against_what_it_derived(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``harness run --bisect`` and ``harness bisect --run``: the trials of a drifted
+    session carry the expected outputs the run derived, not the empty ones it loaded."""
+    path = tmp_path / "cibench_template" / "numpy" / "numpy_exp01.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(NUMBERS)
+    loaded = problemsets.load_problems([path])
+    run = RunDir(tmp_path / "run")
+    info = EnvInfo(combo="here", ok=True, path=str(Path(sys.executable).parent.parent))
+    for combo in ("old", "new"):
+        write_json(run.env_info(combo), EnvInfo(combo, ok=True).to_dict())
+    run.expected().write_text(json.dumps({"env_info": info.to_dict()}))
+    solutions = load_solutions(loaded, loaded, [], idioms=False)
+    spec = load_matrix(ROOT / "matrix.toml")
+    job = Job(spec, (), loaded, solutions, run, tmp_path / "envs")
+    row = DriftRow(loaded[0].id, "reference", "numpy", DriftClass.DRIFTED, "old", "new")
+    summary = dataclasses.replace(Summary.from_dict({"baseline": "old"}), drift=(row,))
+    seen: list[Any] = []
+
+    def analyse_drift(_lab: object, drifts: list[Any], *_rest: object) -> list[Any]:
+        seen.extend(drifts)
+        return []
+
+    monkeypatch.setattr("harness.labs.bisection.analyse_drift", analyse_drift)
+    monkeypatch.setattr(RunDir, "read_envs", lambda _self, _ids: {"old": 1, "new": 2})
+    quiet = SimpleNamespace(log=lambda _message: None)
+    app_bisect.analyse(job, summary, SimpleNamespace(index=None), quiet)  # type: ignore[arg-type]
+    [(execution, good, bad, _)] = seen
+    assert (good, bad) == ("old", "new")
+    assert execution.problem.metadata["cibench"]["spec"][0]["text"] == "2.835304\n"
+    assert loaded[0].metadata["cibench"]["spec"][0].get("text", "") != "2.835304\n"

@@ -6,6 +6,8 @@ import pytest
 
 from harness.analysis.causes import Cause, Diagnosis
 from harness.analysis.drift import (
+    API_DRIFT,
+    DRIFTING,
     DriftClass,
     classify,
     era_order,
@@ -13,7 +15,8 @@ from harness.analysis.drift import (
     trajectories,
     will_break,
 )
-from harness.core.results import CapturedWarning, Outcome, Status
+from harness.core.results import CapturedWarning, Outcome, Part, Status
+from harness.envside.protocol import OUTPUT_FORMAT
 
 P, F, E, T, S, X = (
     Status.PASS,
@@ -89,6 +92,48 @@ def test_missing_library_data_is_never_drift() -> None:
     bad = o("c1", E, exc_type="LookupError", message="Resource stopwords not found.")
     t = classify("p/1", "reference", [("c0", [o("c0", P)]), ("c1", [bad])])
     assert (t.klass, t.diagnosis) == (DriftClass.NEEDS_DATA, None)
+
+
+def stepped(combo: str, *messages: str) -> Outcome:
+    """A CIBench-like outcome graded per step: a step passes when its message is ""."""
+    parts = tuple(Part(f"step {i}", "fail" if m else "pass", m) for i, m in enumerate(messages))
+    status = F if any(messages) else P
+    return o(combo, status, exc_type="AssertionError" if any(messages) else "", parts=parts)
+
+
+REPR = f"{OUTPUT_FORMAT}: output 'np.float64(-2.0)' is not the expected '-2.0'"
+WRONG = "output '3' is not the expected '2'"
+
+
+@pytest.mark.parametrize(
+    ("runs", "klass"),
+    [
+        # the printed output changed, its values did not: its own class, not an API's drift
+        ((("",), (REPR,)), DriftClass.FORMAT_DRIFT),
+        ((("", ""), ("", REPR), (REPR, REPR)), DriftClass.FORMAT_DRIFT),
+        # one step's value changed too: that is drift of an API, whatever else it printed
+        ((("", ""), (REPR, WRONG)), DriftClass.DRIFTED),
+        ((("",), (REPR,), (WRONG,)), DriftClass.DRIFTED),
+        ((("",), (WRONG,)), DriftClass.DRIFTED),
+        # back and forth on the repr alone is still a changed repr
+        ((("",), (REPR,), ("",)), DriftClass.FORMAT_DRIFT),
+        # what failed before it first passed is not its drift: its pass → fail is a repr
+        (((WRONG,), ("",), (REPR,)), DriftClass.FORMAT_DRIFT),
+        (((WRONG,), ("",), (WRONG,)), DriftClass.VERSION_SENSITIVE),
+        # a repr that was fixed later is a fix, not drift
+        (((REPR,), ("",)), DriftClass.FIXED),
+    ],
+)
+def test_output_format_drift_is_its_own_class(
+    runs: tuple[tuple[str, ...], ...], klass: DriftClass
+) -> None:
+    t = classify(
+        "p/1", "reference", [(f"c{i}", [stepped(f"c{i}", *m)]) for i, m in enumerate(runs)]
+    )
+    assert t.klass is klass
+    assert (t.klass in API_DRIFT) is (klass is not DriftClass.FORMAT_DRIFT and klass in DRIFTING)
+    if klass is DriftClass.FORMAT_DRIFT:
+        assert t.diagnosis is not None and t.diagnosis.cause is Cause.OUTPUT_FORMAT
 
 
 def test_drift_carries_cause_and_the_warning_that_announced_it() -> None:

@@ -54,5 +54,8 @@ def test_the_library_a_distribution_installs(distribution: str, key: str | None)
 def test_a_lock_may_list_a_library_under_any_of_its_distributions() -> None:
     assert same_library("tensorflow-cpu") == ("tensorflow-cpu", "tensorflow")
     assert same_library("tensorflow") == ("tensorflow", "tensorflow-cpu")
+    # an extra's other builds: a lock that installed headless OpenCV still pins cv2's library
+    assert "opencv-python-headless" in same_library("opencv-python")
+    assert same_library("pyyaml") == ("pyyaml",)
     assert same_library("numpy") == ("numpy",)
     assert same_library("pillow") == ("pillow",)

@@ -219,12 +219,26 @@ def test_annotations_escape_and_cover_failures_and_drift() -> None:
         finding=Finding("ds1000/47", "reference", "old", "new", "pandas", first_bad="2.0.0"),
     )
     summary = Summary.from_dict({"changes": Changes("r1", "r2", (failure,)).to_dict()})
-    summary = dataclasses.replace(summary, drift=(drifted,))
+    repr_only = DriftRow(
+        "cibench/s1",
+        "reference",
+        "numpy",
+        DriftClass.FORMAT_DRIFT,
+        last_good="old",
+        first_bad="new",
+        error="AssertionError: y",
+        cause=Cause.OUTPUT_FORMAT,
+    )
+    summary = dataclasses.replace(summary, drift=(drifted, repr_only))
     assert nightly.workflow_commands(summary) == [
         "::error title=New failure%3A p/1::latest (reference): pass → error — KeyError: 'a,b'%0Amore",
         (
             "::warning title=Drift%3A ds1000/47::old → new: AttributeError: x (removed-api); "
             "first bad release pandas 2.0.0"
+        ),
+        (
+            "::warning title=Output-format drift%3A cibench/s1::old → new: AssertionError: y "
+            "(output-format)"
         ),
     ]
 

@@ -14,6 +14,7 @@ from harness.analysis.summary import read as summary_of
 from harness.core.problem import Change, Problem, Solution
 from harness.core.results import Outcome, OutcomeWriter, Part, Status, write_json
 from harness.envs.build import EnvInfo
+from harness.envside.protocol import OUTPUT_FORMAT
 from harness.execute.rundir import RunDir, RunRequest
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
@@ -509,3 +510,103 @@ def test_what_each_model_knows_from_its_ranged_answers_is_in_every_report(tmp_pa
     page = run.report_html.read_text()
     assert "<code>m</code>: 100% of its answers are written for older releases" in page
     assert "signed version error (releases)" in page  # the histogram's axis
+
+
+def make_cibench_run(tmp_path: Path) -> RunDir:
+    """Two sessions across NumPy 1 and 2: one whose printed output alone changed (format
+    drift), one whose API was removed; their expected outputs derived in ``old``."""
+    run = RunDir(tmp_path / "cib")
+    envs = {
+        "old": EnvInfo("old", ok=True, python="3.11.7", versions={"numpy": "1.26.4"}),
+        "new": EnvInfo("new", ok=True, python="3.11.7", versions={"numpy": "2.1.3"}),
+    }
+    write_json(run.manifest, {"run_id": "cib", "baseline": "old", "combos": ["old", "new"]})
+    for combo, env in envs.items():
+        write_json(run.env_info(combo), env.to_dict())
+    write_json(
+        run.expected(),
+        {"expected": "derived, not published", "env": "old", "derived": ["s/1", "s/2"]},
+    )
+    repr_changed = Part(
+        "step 2 (num)", "fail", f"{OUTPUT_FORMAT}: output 'np.float64(-2.0)' is not the expected"
+    )
+    removed = Part(
+        "step 1 (num)",
+        "error",
+        "module 'numpy' has no attribute 'float_'",
+        exc_type="AttributeError",
+    )
+    for combo, env in envs.items():
+        new = combo == "new"
+        with OutcomeWriter(run.outcomes(combo)) as w:
+            for seq, (pid, part, exc) in enumerate(
+                [("s/1", repr_changed, "AssertionError"), ("s/2", removed, "AttributeError")]
+            ):
+                w.write(
+                    Outcome(
+                        "cib",
+                        combo,
+                        pid,
+                        "reference",
+                        Status.FAIL if new and exc == "AssertionError" else Status.ERROR,
+                        library="numpy",
+                        exc_type=exc,
+                        message=part.message,
+                        parts=(Part("step 0 (exec)", "pass"), part),
+                        versions=env.library_versions(),
+                        seq=seq,
+                    )
+                    if new
+                    else Outcome(
+                        "cib",
+                        combo,
+                        pid,
+                        "reference",
+                        Status.PASS,
+                        library="numpy",
+                        versions=env.library_versions(),
+                        seq=seq,
+                    )
+                )
+    return run
+
+
+def test_format_drift_is_counted_and_shown_apart_from_api_drift(tmp_path: Path) -> None:
+    run = make_cibench_run(tmp_path)
+    summary = write_reports(run)
+    assert [r.problem_id for r in summary.api_drift] == ["s/2"]
+    assert [r.problem_id for r in summary.format_drift] == ["s/1"]
+    assert summary.classes["reference"] == {"drifted": 1, "format-drift": 1}
+    data = json.loads(run.summary_json.read_text())
+    assert {r["problem_id"]: (r["class"], r["cause"]) for r in data["drift"]} == {
+        "s/1": ("format-drift", "output-format"),
+        "s/2": ("drifted", "removed-api"),
+    }
+    read = summary_of(run)  # read back from summary.json
+    assert read is not None and read.format_drift == summary.format_drift
+    markdown = run.summary_md.read_text()
+    api, _, formats = markdown.partition("## Output-format drift")
+    assert "References that drift: 1. References whose printed output changed" in markdown
+    assert "`s/2`" in api and "`s/1`" not in api.split("## Drifted problems")[1]
+    assert "| `s/1` | numpy | format-drift |" in formats
+    assert "| format-drift |" in markdown.split("## Across combos")[1].split("##")[0]
+    page = run.report_html.read_text()
+    assert 'data-count="drifted">1<' in page and 'data-count="format-drift">1<' in page
+    assert page.index("<code>s/2</code>") < page.index("Output-format drift")
+    assert page.index("Output-format drift") < page.index("<code>s/1</code></td>")
+
+
+def test_reports_say_cibench_expected_outputs_were_derived_not_published(tmp_path: Path) -> None:
+    run = make_cibench_run(tmp_path)
+    write_reports(run)
+    said = (
+        "CIBench: the expected outputs of 2 session(s) are derived, not published "
+        "(their references run once in `old`)"
+    )
+    assert said in run.summary_md.read_text()
+    page = run.report_html.read_text()
+    assert "<p data-expected='derived'>" + said.replace("`old`", "<code>old</code>") in page
+    without = make_run(tmp_path)
+    write_reports(without)
+    assert "not published" not in without.report_html.read_text()
+    assert "not published" not in without.summary_md.read_text()

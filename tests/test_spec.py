@@ -37,6 +37,21 @@ def test_embedded_default_matrix_spans_three_eras() -> None:
     assert "baseline" in base.tags and "latest" in latest.tags and "torch" in old.tags
 
 
+def test_the_cibench_matrix_is_the_embedded_one_with_cibench_s_other_modules() -> None:
+    """matrices/cibench.toml: the two combos a CIBench run compares, their libraries as the
+    embedded matrix has them, with the modules the skipped sessions import added."""
+    spec, embedded = load(ROOT / "matrices" / "cibench.toml"), load(ROOT / "matrix.toml")
+    assert [c.id for c in spec.combos] == ["cibench-2024", "cibench-latest"]
+    assert spec.baseline == "cibench-2024"
+    for mine, theirs in zip(spec.combos, ("ds1000-2024", "latest"), strict=True):
+        same = next(c for c in embedded.combos if c.id == theirs)
+        assert (mine.python, mine.as_of) == (same.python, same.as_of)
+        assert mine.libraries == same.libraries
+        assert set(same.extras) < set(mine.extras)
+        added = set(mine.extras) - set(same.extras)
+        assert added == {"opencv-python-headless", "nltk", "openpyxl", "torchvision"}
+
+
 BIGCODEBENCH = ROOT.parent / "shared" / "data" / "bigcodebench" / "requirements-eval.txt"
 
 

@@ -161,6 +161,10 @@ def _traceback_library(outcome: Outcome) -> str:
     return ""
 
 
+# NumPy 2's scalar reprs, as a printed output holds them: ``np.float64(-2.0)``, ``np.True_``
+_NUMPY_REPR = re.compile(r"\bnp\.(?:[a-z]+\d*\(|True_|False_)")
+
+
 def _library_of(outcome: Outcome, module: str = "") -> str:
     """The library a failure points into: the module named, else the innermost library frame."""
     top = module.split(".", maxsplit=1)[0]
@@ -233,7 +237,10 @@ def diagnose(outcome: Outcome) -> Diagnosis | None:
         return Diagnosis(Cause.WARNING_AS_ERROR, library=_library_of(outcome))
     failed = [p for p in outcome.parts if p.status in ("fail", "error")]
     if failed and all(p.message.startswith(OUTPUT_FORMAT) for p in failed):
-        return Diagnosis(Cause.OUTPUT_FORMAT, library=_library_of(outcome))
+        # the repr is the library's whose values print so (NumPy's scalars), not the
+        # session's own: bisection then tries that library first
+        numpy = any(_NUMPY_REPR.search(p.message) for p in failed)
+        return Diagnosis(Cause.OUTPUT_FORMAT, library="numpy" if numpy else _library_of(outcome))
     if exc in ("AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"):
         found = _removed_symbol(outcome, message)
         if found:

@@ -8,6 +8,9 @@ outcomes along that order, and a class:
 * ``drifted`` — passes, then fails from some combo on;
 * ``fixed`` — fails, then passes from some combo on;
 * ``version-sensitive`` — changes more than once along the order;
+* ``format-drift`` — drifted (or version-sensitive), but every failure is only a changed
+  printed output whose values are the same (a CIBench step printing ``np.float64(-2.0)``
+  where NumPy 1 printed ``-2.0``): a changed repr, not a broken API, counted apart;
 * ``flaky`` — repeated runs in one env disagree (``--repeat``);
 * ``needs-network`` — failed for want of the network somewhere: never drift;
 * ``needs-tool`` — failed for want of a program this machine lacks (``tesseract``): never
@@ -44,6 +47,8 @@ class DriftClass(str, enum.Enum):
     DRIFTED = "drifted"
     FIXED = "fixed"
     VERSION_SENSITIVE = "version-sensitive"
+    # drifts whose every failure is a changed printed output, its values the same
+    FORMAT_DRIFT = "format-drift"
     FLAKY = "flaky"
     NEEDS_NETWORK = "needs-network"
     NEEDS_TOOL = "needs-tool"
@@ -54,6 +59,12 @@ class DriftClass(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+# Drift of an API: a pass → fail step whose failure is not only a changed printed output.
+API_DRIFT = (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE)
+# Every class with a pass → fail step worth a row in the drift table.
+DRIFTING = (*API_DRIFT, DriftClass.FORMAT_DRIFT)
 
 
 @dataclass(frozen=True)
@@ -261,6 +272,8 @@ def classify(
         klass = DriftClass.VERSION_SENSITIVE
     else:
         klass = DriftClass.DRIFTED if passes[0] else DriftClass.FIXED
+    if klass in API_DRIFT and _only_format(ran, passes):
+        klass = DriftClass.FORMAT_DRIFT
     # The first pass → fail step along the order, with what the passing side warned.
     for (good, good_attempts), (bad, bad_attempts), ok_before, ok_after in zip(
         ran, ran[1:], passes, passes[1:], strict=False
@@ -281,6 +294,15 @@ def classify(
                 warnings=related_warnings(good_attempts[0].warnings, diagnosis),
             )
     return plain(klass)
+
+
+def _only_format(ran: Sequence[tuple[str, Sequence[Outcome]]], passes: Sequence[bool]) -> bool:
+    """True when every failure after the first pass is only a changed printed output."""
+    first_pass = passes.index(True)
+    failed = [
+        a[0] for (_, a), ok in zip(ran[first_pass:], passes[first_pass:], strict=True) if not ok
+    ]
+    return bool(failed) and all(_cause(o, Cause.OUTPUT_FORMAT) for o in failed)
 
 
 def related_warnings(

@@ -51,9 +51,11 @@ class Glance:
     broken: Sequence[Broken]  # combos in era order, then sources
     old_breaks: int  # old idioms that pass, then fail
     modern_not_yet: int  # modern idioms red before their first release
-    drifted: int  # references that pass, then fail
+    drifted: int  # references that pass, then fail (an API: not only a printed output)
     causes: Sequence[CauseCount]
     changes: Changes | None
+    # references whose printed output changed, its values the same (output-format drift)
+    format_drifted: int = 0
 
     def cell(self, combo: str, source: str) -> Broken | None:
         return next((b for b in self.broken if b.combo == combo and b.source == source), None)
@@ -86,7 +88,8 @@ def glance(summary: Summary) -> Glance:
         broken=broken,
         old_breaks=sum(1 for s in summary.stories if s.old_breaks),
         modern_not_yet=sum(1 for s in summary.stories if s.modern_not_yet),
-        drifted=len(summary.drift),
+        drifted=len(summary.api_drift),
+        format_drifted=len(summary.format_drift),
         causes=causes[:TOP_CAUSES],
         changes=summary.changes,
     )

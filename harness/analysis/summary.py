@@ -12,6 +12,7 @@ from harness.analysis import deprecations, knowledge, staleness, upcoming
 from harness.analysis.changes import Changes
 from harness.analysis.deprecations import ModelApis
 from harness.analysis.drift import (
+    DRIFTING,
     DriftClass,
     DriftRow,
     Trajectory,
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
     from harness.core.problem import Solution
     from harness.execute.rundir import RunDir
 
-# Classes that have a pass → fail step worth a row in the drift table.
-DRIFTING = (DriftClass.DRIFTED, DriftClass.VERSION_SENSITIVE)
 _NOT_RUN = (Status.SKIPPED.value, Status.ENV_ERROR.value)
 _T = TypeVar("_T")
 
@@ -186,6 +185,17 @@ class Summary:
     apis: Sequence[ModelApis] = ()  # the deprecated or removed APIs each model reaches for
     # where expected outputs were derived rather than published (CIBench's), in words
     expected: str = ""
+
+    @property
+    def api_drift(self) -> tuple[DriftRow, ...]:
+        """The drifted references whose failure is more than a changed printed output."""
+        return tuple(row for row in self.drift if row.klass is not DriftClass.FORMAT_DRIFT)
+
+    @property
+    def format_drift(self) -> tuple[DriftRow, ...]:
+        """The drifted references whose every failure is a changed printed output, values
+        the same (output-format drift: a changed repr, not a broken API)."""
+        return tuple(row for row in self.drift if row.klass is DriftClass.FORMAT_DRIFT)
 
     def bisected_line(self) -> str:
         """How many drifted problems a bisection found the first bad release of."""

@@ -55,8 +55,7 @@ def bisect_job(
     if manifest is None:
         raise UsageError(f"{run_dir}: not a results directory (no run.json)")
     locations = problems or manifest.inputs.problems
-    # CIBench's sessions graded against the expected outputs the run derived
-    all_problems = list(expected.as_recorded(problemsets.load(locations), run))
+    all_problems = problemsets.load(locations)
     solutions = load_solutions(
         all_problems, all_problems, answers or manifest.inputs.answers, idioms=False
     )
@@ -206,7 +205,9 @@ def analyse_existing(job: Job, reporter: Reporter) -> Summary:
 
 def analyse(job: Job, summary: Summary, builder: EnvBuilder, reporter: Reporter) -> None:
     """Find the responsible library and its first bad release for every drifted problem."""
-    problems = {p.id: p for p in job.problems}
+    # CIBench's sessions graded against the expected outputs the run derived (the job's
+    # problems are as loaded: ``execute`` derives them for its own executions only)
+    problems = {p.id: p for p in expected.as_recorded(job.problems, job.run_dir)}
     solutions = {(s.problem_id, s.source): s for s in job.solutions}
     envs = job.run_dir.read_envs(c.id for c in summary.combos if c.ok)
     drifts = []

@@ -181,7 +181,8 @@ def workflow_commands(summary: Summary, limit: int = 50) -> list[str]:
         out.append(
             _command(
                 "warning",
-                f"Drift: {row.problem_id}",
+                f"{'Output-format drift' if row in summary.format_drift else 'Drift'}: "
+                f"{row.problem_id}",
                 f"{row.last_good} → {row.first_bad}: {row.error} ({row.cause}){bisected}",
             )
         )

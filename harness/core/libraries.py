@@ -79,11 +79,23 @@ def installs(distribution: str) -> Library | None:
     return lib if lib is not None and canonicalize_name(distribution) in lib.distributions else None
 
 
+# Other distributions of an extra's one import name: a lock lists OpenCV under the build it
+# installed (CIBench's matrix installs the headless one).
+_BUILDS: Mapping[str, tuple[str, ...]] = {
+    "opencv-python": (
+        "opencv-python-headless",
+        "opencv-contrib-python",
+        "opencv-contrib-python-headless",
+    ),
+}
+
+
 def same_library(distribution: str) -> tuple[str, ...]:
     """``distribution`` and every other distribution of the same library, in that order:
-    the names a lock may list that library under (``tensorflow``, ``tensorflow-cpu``)."""
+    the names a lock may list that library under (``tensorflow``, ``tensorflow-cpu``,
+    ``opencv-python-headless``)."""
     lib = installs(distribution)
-    others = lib.distributions if lib else ()
+    others = lib.distributions if lib else _BUILDS.get(distribution, ())
     return tuple(dict.fromkeys((distribution, *others)))
 
 

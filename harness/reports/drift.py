@@ -26,6 +26,9 @@ COLUMNS = (
     "changed",
 )
 
+# The heading of the drifts whose every failure is a changed printed output (format drift).
+FORMAT_TITLE = "Output-format drift: the printed output changed, its values did not"
+
 
 def changed(row: DriftRow) -> str:
     """The problem's own library first; the other changes only counted."""

@@ -21,6 +21,11 @@ def headline(g: Glance) -> str:
             " (not drift)."
         )
     text += f" References that drift: {g.drifted}."
+    if g.format_drifted:
+        text += (
+            f" References whose printed output changed, its values the same (format drift,"
+            f" not a broken API): {g.format_drifted}."
+        )
     return text
 
 

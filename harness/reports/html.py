@@ -183,6 +183,7 @@ def _head(summary: Summary) -> list[str]:
         f'<span data-count="executions">{summary.executions}</span> executions · era order: '
         + " → ".join(f"<code>{_e(c)}</code>" for c in summary.order)
         + "</p>",
+        *([f"<p data-expected='derived'>{_md(summary.expected)}</p>"] if summary.expected else []),
     ]
 
 
@@ -326,12 +327,17 @@ def _drift_row(row: DriftRow) -> list[str]:
 
 
 def render_drift(summary: Summary) -> list[str]:
-    count = f'<span data-count="drifted">{len(summary.drift)}</span>'
-    rows = [_drift_row(r) for r in summary.drift]
-    return [
-        f'<h2>Drifted problems <span class="muted">({count})</span></h2>',
-        _table(drift_table.COLUMNS, rows) if rows else "<p>None.</p>",
-    ]
+    """The drifted references, then apart those whose printed output alone changed."""
+    out = []
+    for rows, key, title in (
+        (summary.api_drift, "drifted", "Drifted problems"),
+        (summary.format_drift, "format-drift", drift_table.FORMAT_TITLE),
+    ):
+        if rows or key == "drifted":
+            count = f'<span data-count="{key}">{len(rows)}</span>'
+            out += [f'<h2>{_e(title)} <span class="muted">({count})</span></h2>']
+            out += [_table(drift_table.COLUMNS, map(_drift_row, rows)) if rows else "<p>None.</p>"]
+    return out
 
 
 def render_answers_changing(changing: Mapping[str, int]) -> list[str]:

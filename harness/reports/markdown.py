@@ -40,6 +40,11 @@ _CLASSES = [c.value for c in DriftClass]
 _MAX_CELL = 160
 _MAX_WARNING_ROWS = 30
 _MAX_VALIDITY_ROWS = 100
+_FORMAT_NOTE = (
+    "Each failing step's output holds the expected values in another repr (e.g. NumPy 2's "
+    "`np.float64(-2.0)` for `-2.0`): the grader compares text, so the step fails, "
+    "but no API broke."
+)
 _TREND_COLUMNS = 7  # the markdown table shows the last week; summary.json keeps them all
 
 
@@ -186,13 +191,21 @@ def render_classes(summary: Summary) -> list[str]:
 
 def render_drift(summary: Summary) -> list[str]:
     out = ["## Drifted problems (the reference passes in one era, fails in a later one)", ""]
-    if summary.drift:
-        return out + _table(list(drift_table.COLUMNS), [_drift_row(r) for r in summary.drift])
-    idioms = (
-        " The old idioms' breaks are under “Where each idiom holds”." if summary.stories else ""
-    )
-    none = "None: every reference solution that passes somewhere passes in every later combo."
-    return [*out, none + idioms]
+    rows = [_drift_row(r) for r in summary.api_drift]
+    if rows:
+        out += _table(list(drift_table.COLUMNS), rows)
+    else:
+        idioms = (
+            " The old idioms' breaks are under “Where each idiom holds”." if summary.stories else ""
+        )
+        none = "None: every reference solution that passes somewhere passes in every later combo."
+        if summary.format_drift:
+            none = "None whose API broke: the drifts below changed only their printed output."
+        out.append(none + idioms)
+    if summary.format_drift:
+        out += ["", f"## {drift_table.FORMAT_TITLE}", "", _FORMAT_NOTE, ""]
+        out += _table(list(drift_table.COLUMNS), [_drift_row(r) for r in summary.format_drift])
+    return out
 
 
 def render_warnings(summary: Summary) -> list[str]:

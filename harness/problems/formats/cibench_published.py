@@ -165,10 +165,20 @@ def problems_of(
                     "cibench": {"spec": spec, "data": data},
                 },
                 source_file=shown,
-                requires=imported_modules(*codes),
+                requires=(*imported_modules(*codes), *_readers(data)),
             )
         )
     return problems
+
+
+# The packages pandas reads a data file's format with: imported by pandas, never by the
+# session, and an env (a bisection's trial env too) must hold them for it to run.
+_READERS = {".xlsx": "openpyxl", ".xlsm": "openpyxl"}
+
+
+def _readers(data: list[list[str]]) -> tuple[str, ...]:
+    found = (_READERS.get(Path(name).suffix.lower()) for entry in data for name in entry)
+    return tuple(sorted({r for r in found if r}))
 
 
 def load_experiment(path: Path, cache: Path | None = None) -> list[Problem]:
