@@ -42,6 +42,9 @@ class FakeLab:
     installs: Callable[[str, dict[str, str]], bool] = lambda py, v: True
     asked: list[Need] = field(default_factory=list)
     reference_passes: bool = False  # True: only non-reference solutions can fail
+    message: Callable[[dict[str, str]], str] = lambda vs: (
+        "'DataFrame' object has no attribute 'append'"
+    )
 
     newest: dict[str, str] = field(default_factory=lambda: {"pandas": "2.2.3", "numpy": "2.1.3"})
 
@@ -79,7 +82,7 @@ class FakeLab:
                 REFERENCE,
                 Status.ERROR if failed else Status.PASS,
                 exc_type="AttributeError" if failed else None,
-                message="'DataFrame' object has no attribute 'append'" if failed else "",
+                message=self.message(versions) if failed else "",
                 traceback="/e/site-packages/pandas/core/generic.py:1 in __getattr__",
                 warnings=warnings,
                 versions=versions,
@@ -228,3 +231,73 @@ def test_a_problem_importing_cv2_pins_the_opencv_build_the_lock_installed() -> N
     lock = {"opencv-python-headless": "4.9.0.80", "numpy": "1.26.4", "pandas": "1.5.3"}
     pins = bisection.problem_packages(Execution(problem, EXECUTION.solution), lock)
     assert pins == {"opencv-python-headless": "4.9.0.80", "numpy": "1.26.4"}
+
+
+def test_a_module_the_error_names_is_tried_as_its_distribution() -> None:
+    # CIBench's cv2.ml went with OpenCV 5; NumPy 2 also breaks the session (its printed
+    # output). The error names the module cv2, the lock the headless build: OpenCV first.
+    problem = dataclasses.replace(PANDAS_PROBLEM, library="opencv", requires=("cv2", "numpy"))
+    execution = Execution(problem, Solution("s/1", REFERENCE, "x"))
+    lab = FakeLab(
+        fails=lambda vs: (
+            v(vs["numpy"]) >= v("2.0.0") or v(vs["opencv-python-headless"]) >= v("5.0.0")
+        ),
+        newest={"opencv-python-headless": "4.11.0.86", "numpy": "1.26.4"},
+    )
+    good = {"opencv-python-headless": "4.11.0.86", "numpy": "1.26.4"}
+    bad = {"opencv-python-headless": "5.1.0.95", "numpy": "2.1.3"}
+    opencv = ["4.11.0.86", "5.0.0.93", "5.1.0.95"]
+    (f,) = lab_mod.drive(
+        lab,
+        [
+            bisection.investigate(
+                execution,
+                "old",
+                "new",
+                good,
+                bad,
+                "3.11.9",
+                "3.11.9",
+                lambda package, python: opencv if package.startswith("opencv") else [],
+                "cv2",
+            )
+        ],
+    )
+    assert (f.library, f.last_good, f.first_bad) == (
+        "opencv-python-headless",
+        "4.11.0.86",
+        "5.0.0.93",
+    )
+
+
+def test_a_companion_the_bad_release_refuses_at_run_time_rises() -> None:
+    # pandas 3 checks openpyxl's version only when it reads a workbook, so the trial with
+    # openpyxl held at the good combo's 3.1.2 fails for that, not for the session's break
+    problem = dataclasses.replace(PANDAS_PROBLEM, requires=("pandas", "openpyxl", "numpy"))
+    execution = Execution(problem, Solution("s/1", REFERENCE, "x"))
+
+    def message(vs: dict[str, str]) -> str:
+        if v(vs["openpyxl"]) < v("3.1.5"):
+            return "Pandas requires version '3.1.5' or newer of 'openpyxl' (version '3.1.2' currently installed)."
+        return "KeyError: 1"
+
+    lab = FakeLab(
+        fails=lambda vs: v(vs["pandas"]) >= v("3.0.0"),
+        message=message,
+        newest={"pandas": "2.3.3", "numpy": "1.26.4", "openpyxl": "3.1.2"},
+    )
+    good = {"pandas": "2.3.3", "numpy": "1.26.4", "openpyxl": "3.1.2"}
+    bad = {"pandas": "3.0.0", "numpy": "1.26.4", "openpyxl": "3.1.5"}
+    (f,) = lab_mod.drive(
+        lab,
+        [
+            bisection.investigate(
+                execution, "old", "new", good, bad, "3.11.9", "3.11.9", releases, "pandas"
+            )
+        ],
+    )
+    assert (f.library, f.first_bad) == ("pandas", "3.0.0")
+    assert f.error is not None and "KeyError: 1" in f.error
+    assert {"pandas": "3.0.0", "numpy": "1.26.4", "openpyxl": "3.1.5"} in [
+        dict(n.pins) for n in lab.asked
+    ]

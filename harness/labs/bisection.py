@@ -16,6 +16,7 @@ share every env along their bisections.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -210,41 +211,88 @@ def investigate(
             library="python",
             how=f"the error names Python's standard library; Python {good_python} → {bad_python}",
         )
-    own = _package_of(execution.problem.library)
-    changed.sort(key=lambda p: (p != _package_of(named), p != own, p))
+    own = _packages_named(execution.problem.library)
+    first = _packages_named(named)
+    changed.sort(key=lambda p: (p not in first, p not in own, p))
     for package in changed:
         good, bad = base[package], after[package]
         for python in pythons_between(good_python, bad_python):
-            for others in (
-                yield from _companion_sets(execution, package, good, base, python, trials)
-            ):
-                start = yield from _step(
-                    Need(python, _pins({**others, package: good}), execution, package), trials
+            others = yield from _swap_alone(execution, package, base, after, python, trials)
+            if others is None:
+                continue
+            how = f"changing {package} alone breaks it"
+            if len(changed) == 1:
+                how = f"the only library of the problem that changed; {how}"
+            return (
+                yield from _bisect_found(
+                    execution, package, good, bad, python, others, releases, trials, done, how
                 )
-                if not start.passed:
-                    continue
-                end = yield from _step(
-                    Need(python, _pins({**others, package: bad}), execution, package), trials
-                )
-                if end.passed is not False or not _blames(end, others):
-                    continue
-                how = f"changing {package} alone breaks it"
-                if len(changed) == 1:
-                    how = f"the only library of the problem that changed; {how}"
-                return (
-                    yield from _bisect_found(
-                        execution, package, good, bad, python, others, releases, trials, done, how
-                    )
-                )
+            )
     return done(
         how="no single library breaks it alone on any Python from "
         f"{_minor(good_python)} to {_minor(bad_python)}"
     )
 
 
-def _package_of(library: str) -> str:
-    lib = lookup(library) if library else None
-    return lib.package if lib else library
+def _swap_alone(
+    execution: Execution,
+    package: str,
+    base: Mapping[str, str],
+    after: Mapping[str, str],
+    python: str,
+    trials: list[int],
+) -> Generator[Need, Answer, dict[str, str] | None]:
+    """Versions of the other libraries at which moving ``package`` alone from its good
+    release to its bad one breaks the problem on ``python``, if there are any."""
+    good, bad = base[package], after[package]
+    queue = yield from _companion_sets(execution, package, good, base, python, trials)
+    tried: list[dict[str, str]] = []
+    while queue:
+        others = queue.pop(0)
+        tried.append(others)
+        start = yield from _step(
+            Need(python, _pins({**others, package: good}), execution, package), trials
+        )
+        if not start.passed:
+            continue
+        end = yield from _step(
+            Need(python, _pins({**others, package: bad}), execution, package), trials
+        )
+        raised = _raised_companion(end, others, after)
+        if raised is not None and raised not in tried:
+            queue.insert(0, raised)  # the bad release refused a held companion: not its break
+            continue
+        if end.passed is False and _blames(end, others):
+            return others
+    return None
+
+
+# pandas checks its optional dependencies' versions when it first uses them (openpyxl for
+# .xlsx), which no resolver sees: "Pandas requires version '3.1.5' or newer of 'openpyxl'".
+_NEEDS_NEWER = re.compile(r"requires version '([^']+)' or newer of '([^']+)'")
+
+
+def _raised_companion(
+    end: Answer, others: Mapping[str, str], after: Mapping[str, str]
+) -> dict[str, str] | None:
+    """``others`` with the companion the failure says is too old at the bad combo's release,
+    when that is what the failure says."""
+    found = _NEEDS_NEWER.search(end.outcome.message) if end.outcome else None
+    if found is None:
+        return None
+    for name in _packages_named(found.group(2)):
+        if name in others and after.get(name, others[name]) != others[name]:
+            return {**others, name: after[name]}
+    return None
+
+
+def _packages_named(name: str) -> tuple[str, ...]:
+    """The distributions a library or module name may stand for in a lock: an error that
+    names ``cv2`` names ``opencv-python-headless`` where the combo installed that build."""
+    if not name:
+        return ()
+    lib = lookup(name)
+    return same_library(lib.package if lib else distribution(name))
 
 
 def _companion_sets(
@@ -277,7 +325,7 @@ def _blames(end: Answer, others: Mapping[str, str]) -> bool:
         return True
     named = diagnose(end.outcome)
     library = named.library if named else ""
-    return not library or _package_of(library) not in moved
+    return not library or not set(_packages_named(library)) & set(moved)
 
 
 def _bisect_found(
