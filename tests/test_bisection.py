@@ -46,6 +46,8 @@ class FakeLab:
         "'DataFrame' object has no attribute 'append'"
     )
 
+    # what the resolver makes of the pins: a release that needs a newer companion raises it
+    resolve: Callable[[dict[str, str]], dict[str, str]] = lambda vs: vs
     newest: dict[str, str] = field(default_factory=lambda: {"pandas": "2.2.3", "numpy": "2.1.3"})
 
     def answer(self, needs: Sequence[Need]) -> list[Answer]:
@@ -53,7 +55,7 @@ class FakeLab:
         for need in needs:
             self.asked.append(need)
             # an unpinned library resolves to the newest release the fake knows
-            versions = {k: v or self.newest[k] for k, v in need.pins}
+            versions = self.resolve({k: v or self.newest[k] for k, v in need.pins})
             env = EnvInfo(
                 "lab",
                 ok=self.installs(need.python, versions),
@@ -301,3 +303,51 @@ def test_a_companion_the_bad_release_refuses_at_run_time_rises() -> None:
     assert {"pandas": "3.0.0", "numpy": "1.26.4", "openpyxl": "3.1.5"} in [
         dict(n.pins) for n in lab.asked
     ]
+
+
+def test_a_release_that_breaks_only_through_a_companion_it_raised_is_not_the_first_bad() -> None:
+    # OpenCV 4.12 needs NumPy 2, whose scalars print otherwise; the session's own break,
+    # cv2.ml, is OpenCV 5's: 4.12 is dropped from the search like a release that does not build
+    problem = dataclasses.replace(PANDAS_PROBLEM, library="cv2", requires=("cv2", "numpy"))
+    execution = Execution(problem, Solution("s/1", REFERENCE, "x"))
+
+    def resolve(vs: dict[str, str]) -> dict[str, str]:
+        rises = v(vs["opencv-python-headless"]) >= v("4.12") and v(vs["numpy"]) < v("2")
+        return {**vs, "numpy": "2.0.2"} if rises else vs
+
+    def message(vs: dict[str, str]) -> str:
+        if v(vs["opencv-python-headless"]) >= v("5"):
+            return "module 'cv2' has no attribute 'ml'"
+        return "module 'numpy' has no attribute 'float'"
+
+    lab = FakeLab(
+        fails=lambda vs: v(vs["numpy"]) >= v("2") or v(vs["opencv-python-headless"]) >= v("5"),
+        message=message,
+        resolve=resolve,
+        newest={"opencv-python-headless": "4.11.0.86", "numpy": "1.26.4"},
+    )
+    good = {"opencv-python-headless": "4.11.0.86", "numpy": "1.26.4"}
+    bad = {"opencv-python-headless": "5.1.0.95", "numpy": "2.1.3"}
+    opencv = ["4.11.0.86", "4.12.0.88", "5.0.0.93", "5.1.0.95"]
+    (f,) = lab_mod.drive(
+        lab,
+        [
+            bisection.investigate(
+                execution,
+                "old",
+                "new",
+                good,
+                bad,
+                "3.11.9",
+                "3.11.9",
+                lambda package, python: opencv if package.startswith("opencv") else [],
+                "cv2",
+            )
+        ],
+    )
+    assert (f.library, f.last_good, f.first_bad) == (
+        "opencv-python-headless",
+        "4.11.0.86",
+        "5.0.0.93",
+    )
+    assert f.error is not None and "cv2" in f.error

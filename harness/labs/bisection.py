@@ -129,12 +129,15 @@ def bisect_releases(
     trials: list[int],
     good_passes: bool = True,
     as_of: dt.date | None = None,
+    blames: Callable[[Answer], bool] | None = None,
 ) -> Generator[Need, Answer, tuple[int | None, int | None, Answer | None, Answer | None]]:
     """Binary search for the first release of ``package`` whose outcome differs from the first's.
 
     ``releases`` are sorted; the first is known to pass (or, with ``good_passes``
     false, to fail) and the last to do the opposite. Releases whose env cannot be
-    built are dropped as the search meets them. Returns the indexes of the last
+    built are dropped as the search meets them, and so are failures that ``blames``
+    does not lay on ``package`` (another library had to rise with that release, and the
+    failure is that library's). Returns the indexes of the last
     release like the first and of the first release unlike it, with their answers.
     Unpinned packages of ``others`` resolve as the index was on ``as_of``.
     """
@@ -153,7 +156,9 @@ def bisect_releases(
             ),
             trials,
         )
-        if answer.passed is None:
+        if answer.passed is None or (
+            answer.passed is False and blames is not None and not blames(answer)
+        ):
             del candidates[mid]
             hi -= 1
             answers = {i if i < mid else i - 1: a for i, a in answers.items() if i != mid}
@@ -347,7 +352,7 @@ def _bisect_found(
         return done(library=library, python=python, how=how + f"; no bisection: {exc}")
     span = [good, *[v for v in series if Version(good) < Version(v) < Version(bad)], bad]
     good_i, bad_i, good_answer, bad_answer = yield from bisect_releases(
-        execution, package, span, python, others, trials
+        execution, package, span, python, others, trials, blames=lambda a: _blames(a, others)
     )
     ends = [Need(python, _pins({**others, package: v}), execution, package) for v in (good, bad)]
     good_answer = good_answer or (yield from _step(ends[0], trials))
