@@ -169,6 +169,41 @@ def test_the_prose_follows_the_code(tmp_path: Path) -> None:
     assert "'ME' for months" in json.loads(str(fields["doc_struct"]))["params"][0]
 
 
+def test_in_upstreams_pinned_pandas_the_portable_form_is_written_in_every_field(
+    tmp_path: Path,
+) -> None:
+    """When the oldest combo the repair must hold in has pandas 2.0 ('ME' is 2.2's), the
+    frequency is the offset both read: in the signature, the tests and the prose."""
+    row = _row()
+    _, (problem,) = _load(tmp_path, [row])
+    found = propose(problem, BROKE, load_catalogue(), {"pandas": "2.0.3", "numpy": "1.21.2"})
+    assert found.portable == ("pandas-freq-aliases",)
+    assert found.to_dict()["portable"] == ["pandas-freq-aliases"]
+    month_end = "pd.offsets.MonthEnd()"
+    assert f"freq={month_end}):" in found.new_reference
+    assert f"task_func('2021-01-01', 3, {month_end})" in str(
+        bigcodebench.tests_of(found.new_context)
+    )
+    fields = release.task_fields(row, found)
+    assert fields["code_prompt"] == PROMPT.replace("'M'", month_end)
+    complete = str(fields["complete_prompt"])
+    assert f"e.g. {month_end} for month ends" in complete
+    assert f">>> task_func('2021-01-01', 3, {month_end})" in complete
+    assert f"{month_end} for months" in json.loads(str(fields["doc_struct"]))["params"][0]
+    # from pandas 2.2 on, the new alias
+    newer = propose(problem, BROKE, load_catalogue(), {"pandas": "2.2.3"})
+    assert newer.portable == ()
+    assert "freq='ME'):" in newer.new_reference
+
+
+def test_a_string_replaced_by_an_expression_is_renamed_to_its_text() -> None:
+    before = "def f(freq='M'):\n    pass\nf('2020', 'M')\nf('2021', 'M', 3)\n"
+    after = before.replace("'M'", "pd.offsets.MonthEnd()")
+    assert release.renamed_words(before, after) == {"'M'": "pd.offsets.MonthEnd()"}
+    # rewrites that are no rename of one word give none
+    assert release.renamed_words("df.applymap(f)\n", "df.apply(lambda col: col.map(f))\n") == {}
+
+
 def test_renamed_words_are_one_for_one() -> None:
     before = "df.applymap(f)\nx = 'M'\ny = 'M'\n"
     assert release.renamed_words(before, "df.map(f)\nx = 'ME'\ny = 'ME'\n") == {

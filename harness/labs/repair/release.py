@@ -36,10 +36,10 @@ if TYPE_CHECKING:
 _WORDS = (tokenize.NAME, tokenize.STRING)
 
 
-def _tokens(code: str) -> list[tuple[int, str]]:
+def _tokens(code: str) -> list[tokenize.TokenInfo]:
     try:
         return [
-            (t.type, t.string)
+            t
             for t in tokenize.generate_tokens(io.StringIO(code).readline)
             if t.type in (*_WORDS, tokenize.OP, tokenize.NUMBER)
         ]
@@ -50,28 +50,64 @@ def _tokens(code: str) -> list[tuple[int, str]]:
 def renamed_words(before: str, after: str) -> dict[str, str]:
     """The names and string literals the rewrite of ``before`` into ``after`` replaced one
     for one (``applymap`` → ``map``, ``'M'`` → ``'ME'``), where each was always replaced
-    by the same word."""
+    by the same word; a string literal replaced by an expression (``'M'`` →
+    ``pd.offsets.MonthEnd()``, a portable rewrite) maps to the expression's text."""
     old, new = _tokens(before), _tokens(after)
+    keys = [(t.type, t.string) for t in old], [(t.type, t.string) for t in new]
     pairs: dict[str, set[str]] = {}
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, *keys, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace" or i2 - i1 != j2 - j1:
+        if op != "replace":
             continue
-        for (kind, a), (kind_b, b) in zip(old[i1:i2], new[j1:j2], strict=True):
-            if kind == kind_b and kind in _WORDS and a != b:
-                pairs.setdefault(a, set()).add(b)
+        if i2 - i1 == 1 and j2 - j1 > 1 and old[i1].type == tokenize.STRING:
+            text = _expression(after, new, j1, j2)
+            if text is not None:
+                pairs.setdefault(old[i1].string, set()).add(text)
+            continue
+        if i2 - i1 != j2 - j1:
+            continue
+        for a, b in zip(old[i1:i2], new[j1:j2], strict=True):
+            if a.type == b.type and a.type in _WORDS and a.string != b.string:
+                pairs.setdefault(a.string, set()).add(b.string)
     return {a: next(iter(b)) for a, b in pairs.items() if len(b) == 1}
+
+
+def _expression(
+    code: str, tokens: Sequence[tokenize.TokenInfo], start: int, end: int
+) -> str | None:
+    """The text of ``tokens[start:end]`` in ``code`` when it is one expression, else of
+    the shortest longer run that is (the matcher may leave a closing parenthesis for
+    the next block: ``pd.offsets.MonthEnd(`` and then ``)``); None when none is."""
+    lines = code.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def at(position: tuple[int, int]) -> int:
+        return offsets[position[0] - 1] + position[1]
+
+    for stop in range(end, min(end + 3, len(tokens)) + 1):
+        text = code[at(tokens[start].start) : at(tokens[stop - 1].end)]
+        try:
+            ast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        return text
+    return None
 
 
 def _prose(text: str, words: Mapping[str, str]) -> str:
     """``text`` with each replaced word replaced: a name as a whole word, a string
-    literal in either quotes."""
+    literal in either quotes (by the expression that replaced it, in its own quotes)."""
     for old, new in words.items():
         if old.isidentifier():
             text = re.sub(rf"\b{re.escape(old)}\b", new, text)
             continue
         value, new_value = _literal(old), _literal(new)
-        if value is None or new_value is None:
+        if value is None:
+            continue
+        if new_value is None:  # an expression: where the code's quotes are
+            text = text.replace(old, new)
             continue
         for quote in ("'", '"'):
             text = text.replace(f"{quote}{value}{quote}", f"{quote}{new_value}{quote}")
@@ -141,7 +177,8 @@ def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, obje
         fields["test"] = tests
     complete = str(row.get("complete_prompt", ""))
     in_code = [n for n in proposal.codemods if n in FOR_SOLUTIONS]
-    new_complete = _prose(_with_prompt(apply(complete, in_code).source, prompt, new_prompt), words)
+    rewritten = apply(complete, in_code, portable=proposal.portable).source
+    new_complete = _prose(_with_prompt(rewritten, prompt, new_prompt), words)
     if new_complete != complete:
         fields["complete_prompt"] = new_complete
     instruct = _prose(_with_prompt(str(row.get("instruct_prompt", "")), prompt, new_prompt), words)
