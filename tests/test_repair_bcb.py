@@ -278,6 +278,13 @@ def test_the_changelog_says_what_why_and_which_release() -> None:
     assert "- BigCodeBench/2 (needs-human): no codemod applies to AssertionError." in text
     assert "as written it holds from the release the split names" in text
     assert "(the repaired code from pandas 2.2 on)" in text
+    # a codemod written in its portable form says so
+    portable = {"bcb/BigCodeBench/1": ("pandas-freq-aliases",)}
+    text = release.changelog("bcb", rows, changed, {}, versions, portable)
+    assert (
+        "rewritten by pandas-freq-aliases (its portable form: it runs before the new API too)."
+        in text
+    )
 
 
 def test_an_import_the_repair_adds_reaches_every_prompt_and_libs(tmp_path: Path) -> None:

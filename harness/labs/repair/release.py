@@ -215,10 +215,12 @@ def changelog(
     changed: Mapping[str, Sequence[str]],
     findings: Mapping[str, Finding],
     versions: Mapping[str, Mapping[str, str]],
+    portable: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The release's changelog: each repaired task (``changed``: native id → the fields
-    rewritten), what changed, why, which release broke it, where it holds; then the
-    drifted tasks left as they were, a line each with the reason."""
+    rewritten), what changed (``portable``: problem id → the codemods written in their
+    portable form), why, which release broke it, where it holds; then the drifted tasks
+    left as they were, a line each with the reason."""
     lines = [f"# {set_name}: repaired release", ""]
     left = []
     for row in rows:
@@ -242,8 +244,14 @@ def changelog(
             holds = f"  {row.verdict}: passes in {passes}" + (
                 f" ({row.reason})." if row.reason else "."
             )
+        forms = [
+            f"{n} (its portable form: it runs before the new API too)"
+            if n in (portable or {}).get(row.problem_id, ())
+            else n
+            for n in row.codemods
+        ]
         lines += [
-            f"- **{native}**: {fields} rewritten by {', '.join(row.codemods)}.",
+            f"- **{native}**: {fields} rewritten by {', '.join(forms)}.",
             f"  Why: `{why}`. Broke in: {when}.",
             holds,
         ]
