@@ -167,6 +167,7 @@ def test_the_prose_follows_the_code(tmp_path: Path) -> None:
     assert ">>> task_func('2021-01-01', 3, 'ME')" in complete
     assert PROMPT.replace("'M'", "'ME'") in str(fields["instruct_prompt"])
     assert "'ME' for months" in json.loads(str(fields["doc_struct"]))["params"][0]
+    assert "- freq (str): the frequency" in complete  # still a string
 
 
 def test_in_upstreams_pinned_pandas_the_portable_form_is_written_in_every_field(
@@ -187,9 +188,13 @@ def test_in_upstreams_pinned_pandas_the_portable_form_is_written_in_every_field(
     fields = release.task_fields(row, found)
     assert fields["code_prompt"] == PROMPT.replace("'M'", month_end)
     complete = str(fields["complete_prompt"])
-    assert f"e.g. {month_end} for month ends" in complete
+    # the parameter is documented as what it now takes
+    assert (
+        f"- freq (str or pd.DateOffset): the frequency, e.g. {month_end} for month ends" in complete
+    )
     assert f">>> task_func('2021-01-01', 3, {month_end})" in complete
-    assert f"{month_end} for months" in json.loads(str(fields["doc_struct"]))["params"][0]
+    doc = json.loads(str(fields["doc_struct"]))["params"][0]
+    assert doc == f"freq (str or pd.DateOffset): the frequency, e.g. {month_end} for months."
     # from pandas 2.2 on, the new alias
     newer = propose(problem, BROKE, load_catalogue(), {"pandas": "2.2.3"})
     assert newer.portable == ()

@@ -181,12 +181,13 @@ class FreqAliases(Transformer):
         self._params, self._inside = {}, []
         for statement in node.body:
             if isinstance(statement, cst.FunctionDef):
-                found = self._frequency_params(statement)
+                found = self.frequency_params(statement)
                 if found:
                     self._params[statement.name.value] = found
         return super().visit_Module(node)
 
-    def _frequency_params(self, func: cst.FunctionDef) -> dict[str, tuple[int, bool]]:
+    @classmethod
+    def frequency_params(cls, func: cst.FunctionDef) -> dict[str, tuple[int, bool]]:
         """The parameters of ``func`` that its body passes where pandas reads a frequency."""
         params = [*func.params.posonly_params, *func.params.params]
         names = {p.name.value: i for i, p in enumerate(params)}
@@ -194,15 +195,15 @@ class FreqAliases(Transformer):
         uses: dict[str, list[bool]] = {}
         for call in _calls(func.body):
             callee = callee_name(call) or ""
-            index, offsets = self._CALLS.get(callee, (None, False))
+            index, offsets = cls._CALLS.get(callee, (None, False))
             for i, arg in enumerate(call.args):
                 if not isinstance(arg.value, cst.Name) or arg.value.value not in names:
                     continue
                 if arg.keyword is not None:
                     word = arg.keyword.value
-                    wanted = word == "freq" or (callee in self._CALLS and word in self._KEYWORDS)
+                    wanted = word == "freq" or (callee in cls._CALLS and word in cls._KEYWORDS)
                 else:
-                    wanted = callee in self._CALLS and not arg.star and i == index
+                    wanted = callee in cls._CALLS and not arg.star and i == index
                 if wanted:
                     uses.setdefault(arg.value.value, []).append(offsets)
         return {name: (names[name], all(kinds)) for name, kinds in uses.items()}
@@ -307,6 +308,16 @@ class FreqAliases(Transformer):
                 args[i] = arg.with_changes(value=new)
                 changed = True
         return updated_node.with_changes(args=args) if changed else updated_node
+
+
+def frequency_parameters(source: str) -> set[str]:
+    """The parameters that the functions of ``source`` hand to pandas as a frequency."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return set()
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    return {name for f in functions for name in FreqAliases.frequency_params(f)}
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

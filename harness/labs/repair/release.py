@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from harness.analysis.repairs import CONDITIONED
 from harness.core.problem import imported_modules
 from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
+from harness.labs.repair.pandas_freq import frequency_parameters
 from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
@@ -114,6 +115,17 @@ def _prose(text: str, words: Mapping[str, str]) -> str:
     return text
 
 
+def _typed(text: str, words: Mapping[str, str], code: str) -> str:
+    """``text`` with a frequency parameter documented as ``freq (str)`` documented as
+    ``freq (str or pd.DateOffset)``, when the repair passes offsets where strings were
+    (the portable form of the period-end aliases)."""
+    if not any(".offsets." in new for new in words.values()):
+        return text
+    for name in sorted(frequency_parameters(code)):
+        text = text.replace(f"{name} (str)", f"{name} (str or pd.DateOffset)")
+    return text
+
+
 def _literal(token: str) -> str | None:
     match = re.fullmatch(r"""(['"])([^'"\\]*)\1""", token)
     return match.group(2) if match else None
@@ -178,17 +190,19 @@ def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, obje
     complete = str(row.get("complete_prompt", ""))
     in_code = [n for n in proposal.codemods if n in FOR_SOLUTIONS]
     rewritten = apply(complete, in_code, portable=proposal.portable).source
-    new_complete = _prose(_with_prompt(rewritten, prompt, new_prompt), words)
+    code = proposal.new_reference
+    new_complete = _typed(_prose(_with_prompt(rewritten, prompt, new_prompt), words), words, code)
     if new_complete != complete:
         fields["complete_prompt"] = new_complete
     instruct = _prose(_with_prompt(str(row.get("instruct_prompt", "")), prompt, new_prompt), words)
+    instruct = _typed(instruct, words, code)
     if instruct != row.get("instruct_prompt", ""):
         fields["instruct_prompt"] = instruct
     libs = _libs(row.get("libs"), prompt, new_prompt)
     if libs != row.get("libs"):
         fields["libs"] = libs
     doc = row.get("doc_struct")
-    if isinstance(doc, str) and (new_doc := _prose(doc, words)) != doc:
+    if isinstance(doc, str) and (new_doc := _typed(_prose(doc, words), words, code)) != doc:
         json.loads(new_doc)  # still the JSON it was
         fields["doc_struct"] = new_doc
     return fields
