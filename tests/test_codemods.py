@@ -17,7 +17,8 @@ import pytest
 from harness.analysis.staleness import load_catalogue
 from harness.core.errors import ProblemError
 from harness.labs.repair import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply, diff
-from harness.labs.repair.pandas_freq import new_frequency
+from harness.labs.repair.codemods import portable_for
+from harness.labs.repair.pandas_freq import new_frequency, portable_offset
 
 
 def _d(text: str) -> str:
@@ -763,6 +764,168 @@ CASES += [
         "import io\nimport pandas as pd\nd = pd.read_json(io.StringIO(t))\n\ndef read_json(x):\n    return x\n\nread_json('a')\n",
     ),
 ]
+
+
+# (codemod, before, after) in the portable form: code that must run before the new API
+# too (BigCodeBench's pinned pandas 2.0.3 and Matplotlib 3.7.0); after == before: left alone
+PORTABLE: list[tuple[str, str, str]] = [
+    (
+        "pandas-applymap-to-map",  # BigCodeBench/35, 36, 653, 746, 918
+        "df = df.applymap(lambda x: x if x in target_values else 0)\n",
+        "df = df.apply(lambda col: col.map(lambda x: x if x in target_values else 0))\n",
+    ),
+    (
+        "pandas-applymap-to-map",  # BigCodeBench/602's test; na_action goes to Series.map
+        'low = df.applymap(str.islower).all().all()\nm = df.applymap(f, na_action="ignore")\n',
+        'low = df.apply(lambda col: col.map(str.islower)).all().all()\nm = df.apply(lambda col: col.map(f, na_action="ignore"))\n',
+    ),
+    (
+        "pandas-applymap-to-map",  # BigCodeBench/797: the layout of the call is kept
+        "def f(df):\n    return df.applymap(\n        lambda x: len(str(x))\n        ).sum().sum()\n",
+        "def f(df):\n    return df.apply(\n        lambda col: col.map(lambda x: len(str(x)))\n        ).sum().sum()\n",
+    ),
+    (
+        "pandas-applymap-to-map",  # the lambda's name hides nothing f uses; a Styler's subset
+        "y = df.applymap(lambda v: v + col)\ns = df.style.applymap(color, subset=['a'])\n",
+        "y = df.apply(lambda column: column.map(lambda v: v + col))\ns = df.style.apply(lambda col: col.map(color), subset=['a'])\n",
+    ),
+    (
+        "pandas-applymap-to-map",
+        "import toolz\ny = toolz.applymap(f, d)\nz = [1].applymap(f)\n",
+        "import toolz\ny = toolz.applymap(f, d)\nz = [1].applymap(f)\n",
+    ),
+    (
+        "pandas-freq-aliases",  # BigCodeBench/943: the default, the comparison, the callers
+        _d("""
+        import pandas as pd
+        def task_func(start_date='2016-01-01', periods=24, freq='M'):
+            index = pd.date_range(start=start_date, periods=periods, freq=freq)
+            return 12 if freq == 'M' else 4
+        result = task_func('2020-01-01', 24, 'M')
+        other = task_func(freq='Q')
+        """),
+        _d("""
+        import pandas as pd
+        def task_func(start_date='2016-01-01', periods=24, freq=pd.offsets.MonthEnd()):
+            index = pd.date_range(start=start_date, periods=periods, freq=freq)
+            return 12 if freq == pd.offsets.MonthEnd() else 4
+        result = task_func('2020-01-01', 24, pd.offsets.MonthEnd())
+        other = task_func(freq=pd.offsets.QuarterEnd(startingMonth=12))
+        """),
+    ),
+    (
+        "pandas-freq-aliases",  # multiples and anchors; the unit aliases stay strings
+        _d("""
+        a = s.resample('2M').sum()
+        b = pd.date_range('2020', periods=3, freq='A-JUN')
+        c = pd.date_range('2020', periods=3, freq='BQ')
+        d = pd.date_range('2020', periods=3, freq='H')
+        e = pd.date_range('2020', periods=3, freq='AS')
+        """),
+        _d("""
+        a = s.resample(pd.offsets.MonthEnd(2)).sum()
+        b = pd.date_range('2020', periods=3, freq=pd.offsets.YearEnd(month=6))
+        c = pd.date_range('2020', periods=3, freq=pd.offsets.BQuarterEnd(startingMonth=12))
+        d = pd.date_range('2020', periods=3, freq='h')
+        e = pd.date_range('2020', periods=3, freq='YS')
+        """),
+    ),
+    (
+        "pandas-freq-aliases",  # periods keep 'M'; a string that is no frequency stays
+        "p = s.to_period('M')\nq = df['M']\nw = pd.date_range('2020', periods=3, freq='W')\n",
+        "p = s.to_period('M')\nq = df['M']\nw = pd.date_range('2020', periods=3, freq='W')\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # BigCodeBench/1026
+        "ax.boxplot([a, b], labels=['A', 'B'])\nax.grid(True)\n",
+        "ax.boxplot([a, b])\nax.set_xticklabels(['A', 'B'])\nax.grid(True)\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # horizontal, assigned, pyplot's current axes
+        "import matplotlib.pyplot as plt\nbp = ax.boxplot(d, vert=False, labels=names)\nplt.boxplot(d, labels=names)\n",
+        "import matplotlib.pyplot as plt\nbp = ax.boxplot(d, vert=False)\nax.set_yticklabels(names)\nplt.boxplot(d)\nplt.gca().set_xticklabels(names)\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",
+        "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\nax.boxplot(d)\n",
+        "ax.bar(x, h, label='A')\nax.pie(s, labels=['A'])\nax.boxplot(d)\n",
+    ),
+]
+
+# (codemod, source, the new API's form): no portable form there, the new API and a note
+PORTABLE_FALLBACK = [
+    ("pandas-applymap-to-map", "y = df.applymap(f, n=1)\n", "y = df.map(f, n=1)\n"),
+    (
+        "matplotlib-boxplot-tick-labels",
+        "return ax.boxplot(d, labels=n)\n",
+        "return ax.boxplot(d, tick_labels=n)\n",
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",
+        "ax.boxplot(d, labels=n, manage_ticks=False)\n",
+        "ax.boxplot(d, tick_labels=n, manage_ticks=False)\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "before", "after"), PORTABLE)
+def test_portable_form(name: str, before: str, after: str) -> None:
+    rewrite = apply(before, [name], portable={name})
+    assert rewrite.source == after
+    assert rewrite.applied == ((name,) if after != before else ())
+    assert rewrite.skipped == ()
+    assert apply(after, [name], portable={name}).source == after  # once is enough
+
+
+@pytest.mark.parametrize(("name", "source", "new_api"), PORTABLE_FALLBACK)
+def test_no_portable_form_falls_back_to_the_new_api_and_says_so(
+    name: str, source: str, new_api: str
+) -> None:
+    if source.startswith("return"):
+        source, new_api = (f"def f(ax, d, n):\n    {t}" for t in (source, new_api))
+    rewrite = apply(source, [name], portable={name})
+    assert rewrite.source == new_api
+    assert [n for n, _ in rewrite.skipped] == [name]
+    assert "no portable form" in rewrite.skipped[0][1]
+
+
+def test_the_portable_form_is_asked_for_only_where_the_new_api_is_missing() -> None:
+    names = ["pandas-applymap-to-map", "pandas-freq-aliases", "matplotlib-boxplot-tick-labels"]
+    bigcodebench = {"pandas": "2.0.3", "matplotlib": "3.7.0", "numpy": "1.21.2"}
+    assert portable_for(names, bigcodebench) == tuple(names)
+    assert portable_for(names, {"pandas": "2.1.4", "matplotlib": "3.9.0"}) == (
+        "pandas-freq-aliases",
+    )
+    assert portable_for(names, {"pandas": "2.2.3", "matplotlib": "3.10.1"}) == ()
+    assert portable_for(names, {}) == ()  # nothing known: the new API
+    # a codemod without a portable form never is
+    assert portable_for(["numpy-nan-inf-aliases"], {"numpy": "1.21.2"}) == ()
+    # without asking, the new API (DS-1000's repairs, model answers)
+    assert apply("x = df.applymap(f)\n").source == "x = df.map(f)\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "offset"),
+    [
+        ("M", "MonthEnd()"),
+        ("2M", "MonthEnd(2)"),
+        ("-1M", "MonthEnd(-1)"),
+        ("Q", "QuarterEnd(startingMonth=12)"),
+        ("Q-MAR", "QuarterEnd(startingMonth=3)"),
+        ("A", "YearEnd()"),
+        ("Y-JUN", "YearEnd(month=6)"),
+        ("BM", "BusinessMonthEnd()"),
+        ("SM", "SemiMonthEnd()"),
+        ("M-JAN", None),
+        ("ME", None),
+        ("W", None),
+        ("AS", None),  # 'YS' is read by every pandas
+        ("1M2D", None),
+        ("Q-XYZ", None),
+    ],
+)
+def test_portable_offset(text: str, offset: str | None) -> None:
+    assert portable_offset(text) == offset
 
 
 @pytest.mark.parametrize(("name", "before", "after"), CASES)

@@ -255,3 +255,86 @@ def test_old_idioms_fail_in_the_newest_release_and_their_rewrites_pass(tmp_path:
             if new.status.value != "pass":
                 wrong.append(f"{name}: {after_id}: rewritten {new.status.value}: {new.first_line}")
     assert wrong == [], "\n".join(wrong)
+
+
+# (codemod, setup, old code, check): the portable forms, for code that must run before
+# the new API too
+PORTABLE = [
+    (
+        "pandas-applymap-to-map",  # BigCodeBench/35 and its kin
+        "import pandas as pd\ndf = pd.DataFrame({'a': [1, 5], 'b': ['x', 'y']})",
+        "result = df.applymap(lambda x: x if x in (1, 'y') else 0)",
+        "assert result.to_dict('list') == {'a': [1, 0], 'b': [0, 'y']}",
+    ),
+    (
+        "pandas-freq-aliases",  # BigCodeBench/941-945: a default, a comparison, callers
+        "import pandas as pd",
+        (
+            "def f(start, periods, freq='M'):\n"
+            "    index = pd.date_range(start, periods=periods, freq=freq)\n"
+            "    return list(index.strftime('%Y-%m-%d')), 12 if freq == 'M' else 4\n"
+            "result = [f('2021-01-01', 3), f('2021-01-01', 2, 'Q'), f('2021-01-01', 2, 'A')]"
+        ),
+        (
+            "assert result == [(['2021-01-31', '2021-02-28', '2021-03-31'], 12),"
+            " (['2021-03-31', '2021-06-30'], 4), (['2021-12-31', '2022-12-31'], 4)], result"
+        ),
+    ),
+    (
+        "matplotlib-boxplot-tick-labels",  # BigCodeBench/1026
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt",
+        (
+            "fig, ax = plt.subplots()\nax.boxplot([[1, 2], [3, 4]], labels=['a', 'b'])\n"
+            "fig.canvas.draw()\nresult = [t.get_text() for t in ax.get_xticklabels()]"
+        ),
+        "assert result == ['a', 'b'], result",
+    ),
+]
+
+
+@pytest.mark.slow
+def test_portable_forms_pass_in_the_oldest_and_the_newest_release(tmp_path: Path) -> None:
+    """In the matrix's oldest combo (pandas 1.3, Matplotlib 3.5) the new API's rewrite
+    fails and the portable one passes; in the newest the old code fails and the portable
+    rewrite passes too."""
+    matrix = spec.load(ROOT / "matrix.toml")
+    combos = [c for c in matrix.combos if c.id in ("ds1000-2022", "latest")]
+    env_root = os.environ.get("HARNESS_ENV_DIR", str(ROOT / ".harness" / "envs"))
+    problems, solutions = [], []
+    for name, setup, old, check in PORTABLE:
+        problem = _problem(name + "-portable", CODEMODS[name].library, setup, check)
+        portable, new = apply(old, [name], portable={name}), apply(old, [name])
+        assert portable.applied == new.applied == (name,)
+        assert portable.source != new.source
+        problems.append(problem)
+        solutions += [
+            Solution(problem.id, IDIOM_PREFIX + "old", old),
+            Solution(problem.id, IDIOM_PREFIX + "new", new.source),
+            Solution(problem.id, IDIOM_PREFIX + "portable", portable.source),
+        ]
+    job = Job(
+        spec=matrix,
+        combos=combos,
+        problems=problems,
+        solutions=solutions,
+        run_dir=RunDir(tmp_path / "run"),
+        env_root=(ROOT / env_root).absolute(),
+        options=RunOptions(jobs=2, timeout=matrix.timeout),
+    )
+    app_run.run(job, QuietReporter())
+    status = {
+        (o.problem_id, o.source.removeprefix(IDIOM_PREFIX), o.combo): o.status.value
+        for o in job.run_dir.read_all()
+    }
+    expected: dict[tuple[str, str, str], str] = {}
+    for problem in problems:
+        expected |= {
+            (problem.id, "old", "ds1000-2022"): "pass",
+            (problem.id, "new", "ds1000-2022"): "fail",
+            (problem.id, "portable", "ds1000-2022"): "pass",
+            (problem.id, "new", "latest"): "pass",
+            (problem.id, "portable", "latest"): "pass",
+        }
+    found = {k: ("fail" if v in ("fail", "error") else v) for k, v in status.items()}
+    assert {k: found.get(k) for k in expected} == expected
+    assert all(found[(p.id, "old", "latest")] == "fail" for p in problems)

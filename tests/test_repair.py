@@ -544,8 +544,9 @@ DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
 def test_repair_real_drifted_problems(tmp_path: Path) -> None:
     """DS-1000 #117 (read_csv(delim_whitespace=) in its context) and #155
     (DataFrame.applymap) drift from pandas 1.5 to pandas 3. The first is repaired by one
-    code that holds in both; the second's repair (DataFrame.map) does not exist in 1.5,
-    so it becomes version-conditioned. Both keep the check's verdict on GPT-4's answers."""
+    code that holds in both; the second's new API (DataFrame.map) does not exist in 1.5,
+    so its portable form is written (each column's map), which holds in both too. Both
+    keep the check's verdict on GPT-4's answers."""
     from harness.app import run as app_run  # noqa: PLC0415 - the live run is this test's alone
     from harness.execute.rundir import RunRequest  # noqa: PLC0415
 
@@ -569,7 +570,11 @@ def test_repair_real_drifted_problems(tmp_path: Path) -> None:
     rows = {r.problem_id: r for r in found.rows}
     assert rows["ds1000/117"].verdict == table.VERIFIED, rows["ds1000/117"]
     assert rows["ds1000/117"].codemods == ("pandas-delim-whitespace-to-sep",)
-    assert rows["ds1000/155"].verdict == table.CONDITIONED, rows["ds1000/155"]
+    assert rows["ds1000/155"].verdict == table.VERIFIED, rows["ds1000/155"]
+    plan = json.loads((tmp_path / "e2e" / "repairs" / "plan.json").read_text())
+    (p155,) = [p for p in plan if p["problem_id"] == "ds1000/155"]
+    assert p155["portable"] == ["pandas-applymap-to-map"]
+    assert ".apply(lambda col: col.map(" in p155["new_reference"]
     for row in rows.values():
         assert row.original == {"ds1000-2024": "pass", "latest": "error"}
         assert row.repaired == {"ds1000-2024": "pass", "latest": "pass"}

@@ -167,6 +167,46 @@ def test_the_prose_follows_the_code(tmp_path: Path) -> None:
     assert ">>> task_func('2021-01-01', 3, 'ME')" in complete
     assert PROMPT.replace("'M'", "'ME'") in str(fields["instruct_prompt"])
     assert "'ME' for months" in json.loads(str(fields["doc_struct"]))["params"][0]
+    assert "- freq (str): the frequency" in complete  # still a string
+
+
+def test_in_upstreams_pinned_pandas_the_portable_form_is_written_in_every_field(
+    tmp_path: Path,
+) -> None:
+    """When the oldest combo the repair must hold in has pandas 2.0 ('ME' is 2.2's), the
+    frequency is the offset both read: in the signature, the tests and the prose."""
+    row = _row()
+    _, (problem,) = _load(tmp_path, [row])
+    found = propose(problem, BROKE, load_catalogue(), {"pandas": "2.0.3", "numpy": "1.21.2"})
+    assert found.portable == ("pandas-freq-aliases",)
+    assert found.to_dict()["portable"] == ["pandas-freq-aliases"]
+    month_end = "pd.offsets.MonthEnd()"
+    assert f"freq={month_end}):" in found.new_reference
+    assert f"task_func('2021-01-01', 3, {month_end})" in str(
+        bigcodebench.tests_of(found.new_context)
+    )
+    fields = release.task_fields(row, found)
+    assert fields["code_prompt"] == PROMPT.replace("'M'", month_end)
+    complete = str(fields["complete_prompt"])
+    # the parameter is documented as what it now takes
+    assert (
+        f"- freq (str or pd.DateOffset): the frequency, e.g. {month_end} for month ends" in complete
+    )
+    assert f">>> task_func('2021-01-01', 3, {month_end})" in complete
+    doc = json.loads(str(fields["doc_struct"]))["params"][0]
+    assert doc == f"freq (str or pd.DateOffset): the frequency, e.g. {month_end} for months."
+    # from pandas 2.2 on, the new alias
+    newer = propose(problem, BROKE, load_catalogue(), {"pandas": "2.2.3"})
+    assert newer.portable == ()
+    assert "freq='ME'):" in newer.new_reference
+
+
+def test_a_string_replaced_by_an_expression_is_renamed_to_its_text() -> None:
+    before = "def f(freq='M'):\n    pass\nf('2020', 'M')\nf('2021', 'M', 3)\n"
+    after = before.replace("'M'", "pd.offsets.MonthEnd()")
+    assert release.renamed_words(before, after) == {"'M'": "pd.offsets.MonthEnd()"}
+    # rewrites that are no rename of one word give none
+    assert release.renamed_words("df.applymap(f)\n", "df.apply(lambda col: col.map(f))\n") == {}
 
 
 def test_renamed_words_are_one_for_one() -> None:
@@ -243,6 +283,13 @@ def test_the_changelog_says_what_why_and_which_release() -> None:
     assert "- BigCodeBench/2 (needs-human): no codemod applies to AssertionError." in text
     assert "as written it holds from the release the split names" in text
     assert "(the repaired code from pandas 2.2 on)" in text
+    # a codemod written in its portable form says so
+    portable = {"bcb/BigCodeBench/1": ("pandas-freq-aliases",)}
+    text = release.changelog("bcb", rows, changed, {}, versions, portable)
+    assert (
+        "rewritten by pandas-freq-aliases (its portable form: it runs before the new API too)."
+        in text
+    )
 
 
 def test_an_import_the_repair_adds_reaches_every_prompt_and_libs(tmp_path: Path) -> None:

@@ -80,20 +80,31 @@ class Transformer(cst.CSTTransformer):
     # text one of which a source must contain for the codemod to have anything to do
     # there (a cheap test before parsing and resolving names); empty: always run
     mentions: ClassVar[tuple[str, ...]] = ()
+    # the first release of ``library`` with the new API, for a codemod that has a portable
+    # form: a rewrite that means the same and runs on releases before it too (asked for
+    # with ``portable=True`` when the code must still run there; the new API otherwise)
+    introduced: ClassVar[str | None] = None
+
+    portable: bool = False
 
     _bound: frozenset[str] = frozenset()
     _module_aliases: dict[str, str]
     _from_imported: set[str]
     _imported_names: set[tuple[str, str]]
 
-    def __init__(self, context: CodemodContext) -> None:
+    def __init__(self, context: CodemodContext, *, portable: bool = False) -> None:
         super().__init__()
         self.context = context
+        self.portable = portable and self.introduced is not None
 
     @classmethod
-    def transform(cls, tree: cst.Module, context: CodemodContext) -> cst.Module:
-        """``tree`` rewritten, then the imports the rewrite asked for added and removed."""
-        tree = MetadataWrapper(tree, unsafe_skip_copy=True).visit(cls(context))
+    def transform(
+        cls, tree: cst.Module, context: CodemodContext, *, portable: bool = False
+    ) -> cst.Module:
+        """``tree`` rewritten (in the portable form when asked and there is one), then
+        the imports the rewrite asked for added and removed."""
+        transformer = cls(context, portable=portable)
+        tree = MetadataWrapper(tree, unsafe_skip_copy=True).visit(transformer)
         for helper in (AddImportsVisitor, RemoveImportsVisitor):
             if helper.CONTEXT_KEY in context.scratch:
                 tree = helper(context).transform_module(tree)

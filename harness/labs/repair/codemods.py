@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.codemod import CodemodContext
+from packaging.version import InvalidVersion, Version
 
 from harness.labs.repair import (
     ml_api,
@@ -29,7 +30,7 @@ from harness.labs.repair import (
 from harness.labs.repair.ruff import RuffError, apply_fix
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Collection, Iterable, Mapping
 
     from harness.labs.repair.base import Transformer
 
@@ -64,8 +65,14 @@ class Codemod:
     def context_only(self) -> bool:
         return self.transformer.context_only
 
-    def run(self, source: str) -> tuple[str, tuple[str, ...]]:
-        """``source`` rewritten, and the reasons for the uses left alone."""
+    @property
+    def introduced(self) -> str | None:
+        """The first release of its library with the new API, when it has a portable form."""
+        return self.transformer.introduced
+
+    def run(self, source: str, *, portable: bool = False) -> tuple[str, tuple[str, ...]]:
+        """``source`` rewritten (in the portable form, if asked), and the reasons for the
+        uses left alone."""
         mentions = self.transformer.mentions
         if mentions and not any(word in source for word in mentions):
             return source, ()
@@ -77,7 +84,7 @@ class Codemod:
             except RuffError as exc:
                 reasons.append(f"{exc}: ruff's {fix.rule} fixes not applied")
         context = CodemodContext()
-        tree = self.transformer.transform(cst.parse_module(source), context)
+        tree = self.transformer.transform(cst.parse_module(source), context, portable=portable)
         return tree.code, (*reasons, *context.warnings)
 
 
@@ -142,12 +149,19 @@ DEFAULT: tuple[str, ...] = tuple(name for name, c in CODEMODS.items() if not c.o
 FOR_SOLUTIONS: frozenset[str] = frozenset(n for n, c in CODEMODS.items() if not c.context_only)
 
 
-def apply(source: str, names: Iterable[str] | None = None, *, after: str = "") -> Rewrite:
+def apply(
+    source: str,
+    names: Iterable[str] | None = None,
+    *,
+    after: str = "",
+    portable: Collection[str] = (),
+) -> Rewrite:
     """``source`` with the codemods ``names`` applied (default: every non-opt-in one).
 
     ``after``: code that ``source`` runs after, in one module (a BigCodeBench task's
     solution, for its tests): the codemods read both, so that a call of the solution's
     own function is seen with its definition, but only ``source`` is rewritten.
+    ``portable``: the codemods to run in their portable form (:func:`portable_for`).
 
     Raises KeyError for a name that is no codemod; never for the source.
     """
@@ -166,7 +180,7 @@ def apply(source: str, names: Iterable[str] | None = None, *, after: str = "") -
     skipped: list[tuple[str, str]] = []
     for codemod in chosen:
         try:
-            new, reasons = codemod.run(head + source)
+            new, reasons = codemod.run(head + source, portable=codemod.name in portable)
         except Exception as exc:  # a codemod's bug must not lose the others' work
             skipped.append((codemod.name, f"codemod failed: {type(exc).__name__}: {exc}"))
             continue
@@ -181,6 +195,29 @@ def apply(source: str, names: Iterable[str] | None = None, *, after: str = "") -
             source = new
         skipped.extend((codemod.name, r) for r in dict.fromkeys(reasons))
     return Rewrite(source, tuple(applied), tuple(skipped))
+
+
+def portable_for(names: Iterable[str], oldest: Mapping[str, str]) -> tuple[str, ...]:
+    """Those of the codemods ``names`` to run in their portable form: the ones that have
+    one and whose new API came after ``oldest``'s release of their library (the oldest
+    release the rewritten code must still run on, by library key); a library not in
+    ``oldest`` is taken as new enough."""
+    out = []
+    for name in names:
+        codemod = CODEMODS.get(name)
+        if codemod is None or codemod.introduced is None:
+            continue
+        floor, new = _release(oldest.get(codemod.library, "")), _release(codemod.introduced)
+        if floor is not None and new is not None and floor < new:
+            out.append(name)
+    return tuple(out)
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    try:
+        return Version(version).release
+    except InvalidVersion:
+        return None
 
 
 # where the code a source runs after ends, in the module the codemods read

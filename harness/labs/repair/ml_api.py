@@ -17,9 +17,11 @@ from harness.labs.repair.base import (
     keyword,
     keywords,
     kwarg,
+    literal,
     method_name,
     positional,
     string_value,
+    without,
 )
 
 _TF = "https://github.com/tensorflow/tensorflow/releases"
@@ -340,8 +342,17 @@ class OneHotSparseOutput(_RenamedKeyword):
 
 class BoxplotTickLabels(_RenamedKeyword):
     """``ax.boxplot(data, labels=names)`` → ``ax.boxplot(data, tick_labels=names)``:
-    renamed in Matplotlib 3.9, the old name removed in 3.11. Version-conditioned:
-    ``tick_labels`` is not understood before 3.9."""
+    renamed in Matplotlib 3.9, the old name removed in 3.11.
+
+    ``tick_labels`` is not understood before 3.9. The portable form, for code that must
+    run on both, names the ticks after drawing: ``ax.boxplot(data)`` then
+    ``ax.set_xticklabels(names)`` (``set_yticklabels`` with ``vert=False``;
+    ``plt.gca()`` for ``plt.boxplot``), which draws the same figure, pixel for pixel,
+    with the same tick texts, from Matplotlib 3.5 to 3.11 (the formatter is a
+    ``FuncFormatter`` where ``labels=`` made a ``FixedFormatter``). Only for a call that
+    is a whole statement or an assignment's value, whose ``vert`` is a literal and that
+    does not turn ``manage_ticks`` off; any other gets ``tick_labels``, and a note.
+    """
 
     name = "matplotlib-boxplot-tick-labels"
     description = "boxplot(labels=) → boxplot(tick_labels=)"
@@ -350,3 +361,65 @@ class BoxplotTickLabels(_RenamedKeyword):
     mentions = ("boxplot",)
     callees = ("boxplot",)
     old, new = "labels", "tick_labels"
+    introduced = "3.9.0"
+
+    # statement lines (of the original tree) → the line that names their ticks
+    _after: dict[cst.SimpleStatementLine, cst.SimpleStatementLine]
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._after = {}
+        return super().visit_Module(node)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if self.portable and self.wanted(original_node):
+            found = keyword(updated_node, self.old)
+            line = self._line(original_node)
+            if found is not None and line is not None:
+                ticks = self._ticks(original_node, found)
+                if ticks is not None:
+                    self._after[line] = ticks
+                    return updated_node.with_changes(args=without(updated_node.args, found))
+            if found is not None:
+                self.warn(
+                    "boxplot(labels=) inside an expression, or with vert/manage_ticks:"
+                    " tick_labels, no portable form"
+                )
+        return super().leave_Call(original_node, updated_node)
+
+    def _line(self, call: cst.Call) -> cst.SimpleStatementLine | None:
+        """The statement line ``call`` is the whole of (or the assigned value of)."""
+        small = self.parent(call)
+        if not isinstance(small, (cst.Expr, cst.Assign)):
+            return None
+        line = self.parent(small)
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            return line
+        return None
+
+    def _ticks(self, call: cst.Call, labels: cst.Arg) -> cst.SimpleStatementLine | None:
+        """``<axes>.set_xticklabels(<labels>)`` for the boxplot ``call``; None when the
+        ticks are not its to name (or not on a known axis)."""
+        vert = keyword(call, "vert")
+        manage = keyword(call, "manage_ticks")
+        vertical = True if vert is None else literal(vert.value)
+        if vertical not in (True, False) or "orientation" in keywords(call) or has_star(call):
+            return None
+        if manage is not None and literal(manage.value) is not True:
+            return None
+        if not isinstance(call.func, cst.Attribute):
+            return None
+        code = cst.Module([]).code_for_node
+        receiver = code(call.func.value)
+        if self.refers_to(call.func.value, "matplotlib.pyplot"):
+            receiver += ".gca()"
+        axis = "x" if vertical else "y"
+        line = cst.parse_statement(f"{receiver}.set_{axis}ticklabels({code(labels.value)})\n")
+        return line if isinstance(line, cst.SimpleStatementLine) else None
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        ticks = self._after.get(original_node)
+        if ticks is None:
+            return updated_node
+        return cst.FlattenSentinel([updated_node, ticks])

@@ -162,7 +162,8 @@ def _write_changelog(
     }
     findings = {pid: f for (pid, source), f in run.read_analysis().items() if source == "reference"}
     ours = [r for r in verified.rows if r.problem_id.startswith(set_name + "/")]
-    text = release.changelog(set_name, ours, changed, findings, versions)
+    portable = {p.problem_id: p.portable for p in plan.proposals if p.portable}
+    text = release.changelog(set_name, ours, changed, findings, versions, portable)
     path = dataset.with_name(f"{set_name}.changelog.md")
     path.write_text(text, encoding="utf-8")
     return path

@@ -13,6 +13,7 @@ import libcst as cst
 
 from harness.labs.repair.base import (
     Transformer,
+    appended,
     callee_name,
     has_star,
     keyword,
@@ -197,8 +198,15 @@ class ApplymapToMap(Transformer):
     """``df.applymap(f)`` → ``df.map(f)`` (``Styler.applymap`` → ``Styler.map`` alike).
 
     ``applymap`` is pandas' own name; a call on a literal or on an imported module is
-    left alone. ``DataFrame.map`` is new in pandas 2.1: older pandas needs the old name
-    back (a version-conditioned result).
+    left alone. ``DataFrame.map`` is new in pandas 2.1. The portable form, for code that
+    must still run before it, maps each column: ``df.apply(lambda col: col.map(f))``
+    (``na_action=`` goes to ``Series.map``; ``subset=``, a Styler's, stays on ``apply``).
+    It is what ``DataFrame.map`` does (an ``apply`` of each column's map) and gives its
+    result on every pandas from 1.3 to 3, empty frames, duplicate labels and extension
+    dtypes included; before 2.1 it differs from that release's ``applymap`` only on a
+    categorical column, which ``applymap`` made ``object`` and ``map`` keeps categorical
+    (as ``applymap`` itself does from 2.1). A call with other arguments (passed on to
+    ``f``) gets ``map``, and a note.
     """
 
     name = "pandas-applymap-to-map"
@@ -206,6 +214,7 @@ class ApplymapToMap(Transformer):
     library = "pandas"
     reference = "pandas 2.1.0 release notes: DataFrame.applymap deprecated, renamed DataFrame.map: https://pandas.pydata.org/docs/whatsnew/v2.1.0.html"
     mentions = ("applymap",)
+    introduced = "2.1.0"
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if method_name(updated_node) != "applymap" or not isinstance(
@@ -220,7 +229,39 @@ class ApplymapToMap(Transformer):
         ):
             return updated_node  # some other library's applymap function
         assert isinstance(updated_node.func, cst.Attribute)
+        if self.portable:
+            portable = _each_column(updated_node)
+            if portable is not None:
+                return portable
+            self.warn("applymap(f, ...) with arguments for f: DataFrame.map, no portable form")
         return updated_node.with_changes(func=updated_node.func.with_changes(attr=cst.Name("map")))
+
+
+def _each_column(call: cst.Call) -> cst.Call | None:
+    """``x.applymap(f[, na_action=a][, subset=s])`` as ``x.apply(lambda col: col.map(f[,
+    na_action=a])[, subset=s])``; None for other arguments. The lambda's parameter is a
+    name ``f`` never uses, so that it hides nothing ``f`` sees."""
+    func = positional(call)
+    if len(func) != 1 or has_star(call) or keywords(call) - {"na_action", "subset"}:
+        return None
+    used = {n.value for n in _descendants(call) if isinstance(n, cst.Name)}
+    var = next((n for n in ("col", "column", "_col", "col_") if n not in used), None)
+    if var is None:
+        return None
+    inner = [cst.Arg(func[0].value)]
+    if (na_action := keyword(call, "na_action")) is not None:
+        inner = appended(inner, na_action.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+    mapped = cst.Call(cst.Attribute(cst.Name(var), cst.Name("map")), inner)
+    args = [cst.Arg(cst.Lambda(cst.Parameters([cst.Param(cst.Name(var))]), mapped))]
+    if (subset := keyword(call, "subset")) is not None:
+        args = appended(args, subset)
+    # the call's own layout: what stood after its last argument (a line break) stays
+    last = call.args[-1]
+    args[-1] = args[-1].with_changes(
+        comma=last.comma, whitespace_after_arg=last.whitespace_after_arg
+    )
+    assert isinstance(call.func, cst.Attribute)
+    return call.with_changes(func=call.func.with_changes(attr=cst.Name("apply")), args=args)
 
 
 class DelimWhitespaceToSep(Transformer):
@@ -518,12 +559,6 @@ class ToDatetimePerValue(Transformer):
             func=cst.Attribute(data, cst.Name("map")),
             args=[cst.Arg(updated_node.func.deep_clone())],
         )
-
-
-# -- frequency aliases ---------------------------------------------------------------
-
-
-# -- positional arguments made keyword-only ------------------------------------------
 
 
 class ReadJsonLiteral(Transformer):

@@ -78,6 +78,50 @@ def new_frequency(text: str, *, offsets: bool) -> str | None:
     return "".join(out) + (anchor.group() if anchor else "")
 
 
+# the offsets the period-end aliases name, for code that runs before and after pandas 2.2
+# (neither "M" nor "ME" is read by both): the class, and its anchor's keyword
+_END_OFFSETS = {
+    "M": ("MonthEnd", None),
+    "BM": ("BusinessMonthEnd", None),
+    "CBM": ("CustomBusinessMonthEnd", None),
+    "SM": ("SemiMonthEnd", None),
+    "Q": ("QuarterEnd", "startingMonth"),
+    "BQ": ("BQuarterEnd", "startingMonth"),
+    "A": ("YearEnd", "month"),
+    "Y": ("YearEnd", "month"),
+    "BA": ("BYearEnd", "month"),
+    "BY": ("BYearEnd", "month"),
+}
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+
+
+def portable_offset(text: str) -> str | None:
+    """The offset (``pd.offsets.<this>``) that means the period-end frequency ``text`` on
+    every pandas: ``"M"`` → ``"MonthEnd()"``, ``"2Q"`` → ``"QuarterEnd(2, startingMonth=12)"``
+    (``"Q"`` is ``"Q-DEC"``), ``"A-JUN"`` → ``"YearEnd(month=6)"``; None when ``text`` is
+    not one alias of those, with its multiple and anchor."""
+    anchor = _ANCHOR.search(text)
+    body = text[: anchor.start()] if anchor else text
+    pieces = _PIECE.findall(body)
+    if len(pieces) != 1 or "".join(pieces[0]) != body or pieces[0][1] not in _END_OFFSETS:
+        return None
+    multiple, alias = pieces[0]
+    cls, anchored = _END_OFFSETS[alias]
+    args = [multiple] if multiple not in ("", "+", "-") else []
+    if multiple == "-":
+        return None
+    if anchored is not None:
+        month = anchor.group()[1:] if anchor else "DEC"
+        if month not in _MONTHS:
+            return None
+        # the quarters' default is March, the years' December: "Q" is "Q-DEC"
+        if anchored == "startingMonth" or month != "DEC":
+            args.append(f"{anchored}={_MONTHS.index(month) + 1}")
+    elif anchor:
+        return None
+    return f"{cls}({', '.join(args)})"
+
+
 class FreqAliases(Transformer):
     """Frequency strings given to ``freq=``, ``resample``, ``date_range``, ``asfreq``,
     ``Grouper(freq=)``...: ``"T"`` → ``"min"``, ``"H"`` → ``"h"``, ``"S"`` → ``"s"``,
@@ -88,10 +132,14 @@ class FreqAliases(Transformer):
     (``asfreq``, ``to_period``, ``period_range``, any other ``freq=``) only the first
     kind is renamed: ``"ME"`` is no period frequency.
 
-    Version-conditioned: ``"ME"``, ``"QE"``, ``"YE"`` are invalid before pandas 2.2, so in
-    older pandas the result needs the old alias back (the unit aliases ``"h"``,
-    ``"min"``, ``"s"`` are understood by old pandas too). Only string literals that are
-    whole frequencies are touched: ``df["T"]`` or ``title="T"`` never are.
+    ``"ME"``, ``"QE"``, ``"YE"`` are invalid before pandas 2.2 (the unit aliases ``"h"``,
+    ``"min"``, ``"s"`` are understood by old pandas too), and ``"M"`` is invalid from 3.0:
+    the portable form, for code that must run on both, writes the offset the alias names
+    (``pd.offsets.MonthEnd()``, ``pd.offsets.QuarterEnd(startingMonth=12)``), which
+    pandas reads as a frequency wherever it reads a string, and which equals both the
+    old alias and the new one (``freq == pd.offsets.MonthEnd()`` holds for ``'M'`` before
+    3.0 and for ``'ME'`` from 2.2). Only string literals that are whole frequencies are
+    touched: ``df["T"]`` or ``title="T"`` never are.
 
     A function of the source that hands one of its parameters on as a frequency
     (``def task_func(start, periods, freq='M'): pd.date_range(start, periods=periods,
@@ -123,6 +171,7 @@ class FreqAliases(Transformer):
     }
     _KEYWORDS = frozenset({"freq", "rule", "window"})
     mentions = ("freq", "rule", "window", *_CALLS)
+    introduced = "2.2.0"
 
     # function name → its frequency parameters: name → (position, offsets only?)
     _params: dict[str, dict[str, tuple[int, bool]]]
@@ -132,12 +181,13 @@ class FreqAliases(Transformer):
         self._params, self._inside = {}, []
         for statement in node.body:
             if isinstance(statement, cst.FunctionDef):
-                found = self._frequency_params(statement)
+                found = self.frequency_params(statement)
                 if found:
                     self._params[statement.name.value] = found
         return super().visit_Module(node)
 
-    def _frequency_params(self, func: cst.FunctionDef) -> dict[str, tuple[int, bool]]:
+    @classmethod
+    def frequency_params(cls, func: cst.FunctionDef) -> dict[str, tuple[int, bool]]:
         """The parameters of ``func`` that its body passes where pandas reads a frequency."""
         params = [*func.params.posonly_params, *func.params.params]
         names = {p.name.value: i for i, p in enumerate(params)}
@@ -145,15 +195,15 @@ class FreqAliases(Transformer):
         uses: dict[str, list[bool]] = {}
         for call in _calls(func.body):
             callee = callee_name(call) or ""
-            index, offsets = self._CALLS.get(callee, (None, False))
+            index, offsets = cls._CALLS.get(callee, (None, False))
             for i, arg in enumerate(call.args):
                 if not isinstance(arg.value, cst.Name) or arg.value.value not in names:
                     continue
                 if arg.keyword is not None:
                     word = arg.keyword.value
-                    wanted = word == "freq" or (callee in self._CALLS and word in self._KEYWORDS)
+                    wanted = word == "freq" or (callee in cls._CALLS and word in cls._KEYWORDS)
                 else:
-                    wanted = callee in self._CALLS and not arg.star and i == index
+                    wanted = callee in cls._CALLS and not arg.star and i == index
                 if wanted:
                     uses.setdefault(arg.value.value, []).append(offsets)
         return {name: (names[name], all(kinds)) for name, kinds in uses.items()}
@@ -203,12 +253,24 @@ class FreqAliases(Transformer):
             targets.append(target if new is None else target.with_changes(comparator=new))
         return updated_node.with_changes(comparisons=targets)
 
-    @staticmethod
-    def _renamed(node: cst.BaseExpression, *, offsets: bool) -> cst.SimpleString | None:
+    def _renamed(self, node: cst.BaseExpression, *, offsets: bool) -> cst.BaseExpression | None:
+        """The frequency string ``node`` in current aliases (an offset, in the portable
+        form, where no string is read by every pandas); None when it needs no change."""
         if not isinstance(node, cst.SimpleString):
             return None
         text = string_value(node)
-        new = new_frequency(text, offsets=offsets) if text is not None else None
+        if text is None:
+            return None
+        offset = portable_offset(text) if offsets and self.portable else None
+        if offset is not None:
+            pd = self.module_ref("pandas")
+            if pd is not None:
+                code = cst.Module([]).code_for_node(pd)
+                return cst.parse_expression(f"{code}.offsets.{offset}")
+            self.warn(
+                f"{text!r}: the name pd is taken and pandas is not imported; 'ME'-style alias"
+            )
+        new = new_frequency(text, offsets=offsets)
         return with_string(node, new) if new is not None and new != text else None
 
     def _own_function_args(self, call: cst.Call) -> cst.Call:
@@ -239,14 +301,23 @@ class FreqAliases(Transformer):
                 wanted = name == "freq" or (known and name in self._KEYWORDS)
             else:
                 wanted = known and not arg.star and i == index
-            if not wanted or not isinstance(arg.value, cst.SimpleString):
+            if not wanted:
                 continue
-            text = string_value(arg.value)
-            new = new_frequency(text, offsets=offsets) if text is not None else None
-            if new is not None and new != text:
-                args[i] = arg.with_changes(value=with_string(arg.value, new))
+            new = self._renamed(arg.value, offsets=offsets)
+            if new is not None:
+                args[i] = arg.with_changes(value=new)
                 changed = True
         return updated_node.with_changes(args=args) if changed else updated_node
+
+
+def frequency_parameters(source: str) -> set[str]:
+    """The parameters that the functions of ``source`` hand to pandas as a frequency."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return set()
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    return {name for f in functions for name in FreqAliases.frequency_params(f)}
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

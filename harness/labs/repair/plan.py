@@ -7,6 +7,13 @@ the failing symbol. When no entry fits, every default codemod is tried and those
 change the code are kept. Both the reference and the problem's context (its test-case
 generation, its check) are rewritten: DS-1000's contexts often call the broken API too.
 
+A codemod whose new API came after a release the repair must still hold in (the oldest
+of its library among the combos from the reference's first pass on: BigCodeBench's pinned
+pandas 2.0.3 has no ``DataFrame.map``) writes its portable form, one text that means the
+same on releases before and after the change (``df.apply(lambda col: col.map(f))``,
+``pd.offsets.MonthEnd()``); otherwise the new API, as a user moving on would write it.
+Where a codemod has no portable form the verification builds version-conditioned code.
+
 A problem no codemod changes is not an error but a proposal with the verdict
 ``needs-human`` and the reason, so that the report lists it beside the others.
 """
@@ -18,15 +25,25 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from packaging.version import InvalidVersion, Version
+
 from harness.analysis.drift import API_DRIFT, era_order, trajectories
 from harness.analysis.staleness import load_catalogue, static_uses
 from harness.core.problem import REFERENCE
-from harness.labs.repair.codemods import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply
+from harness.core.results import Status
+from harness.labs.repair.codemods import (
+    CODEMODS,
+    DEFAULT,
+    FOR_SOLUTIONS,
+    Rewrite,
+    apply,
+    portable_for,
+)
 from harness.labs.repair.strength import loosened
 from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
     from harness.analysis.drift import Trajectory
     from harness.analysis.staleness import Entry
@@ -75,6 +92,9 @@ class Proposal:
     new_reference: str  # after (the same as before when nothing changed)
     new_context: str
     skipped: tuple[tuple[str, str], ...] = ()  # (codemod, why a use was left alone)
+    # codemods asked for their portable form: the oldest combo the repair must hold in
+    # has a release of their library from before the new API
+    portable: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -85,6 +105,7 @@ class Proposal:
         data["broke"] = self.broke.to_dict()
         data["codemods"] = list(self.codemods)
         data["skipped"] = [list(s) for s in self.skipped]
+        data["portable"] = list(self.portable)
         return data
 
 
@@ -166,19 +187,43 @@ def choose(code: str, broke: Break, catalogue: Sequence[Entry]) -> list[str]:
     return list(chosen)
 
 
-def rewrite(problem: Problem, names: Sequence[str]) -> tuple[Rewrite, Rewrite]:
-    """``problem``'s reference and context with the codemods ``names`` applied.
+def oldest_releases(t: Trajectory) -> dict[str, str]:
+    """The oldest release of each library among the combos a repair of ``t`` must hold
+    in: the first where the reference passed, and every one after it."""
+    oldest: dict[str, tuple[Version, str]] = {}
+    passed = False
+    for combo, _ in t.steps:
+        outcome = t.outcome(combo)
+        passed = passed or (outcome is not None and outcome.status is Status.PASS)
+        if not passed or outcome is None:
+            continue
+        for library, version in outcome.versions.items():
+            try:
+                parsed = Version(version)
+            except InvalidVersion:
+                continue
+            if library not in oldest or parsed < oldest[library][0]:
+                oldest[library] = (parsed, version)
+    return {library: version for library, (_, version) in oldest.items()}
+
+
+def rewrite(
+    problem: Problem, names: Sequence[str], portable: Collection[str] = ()
+) -> tuple[Rewrite, Rewrite]:
+    """``problem``'s reference and context with the codemods ``names`` applied (those of
+    ``portable`` in their portable form).
 
     A BigCodeBench task's context is built from its ``test`` field: the tests are
     rewritten (read after the rewritten solution, whose function they call) and the
     context built again from them and the rewritten prompt.
     """
-    ref = apply(problem.reference_code, [n for n in names if n in FOR_SOLUTIONS])
+    solution_names = [n for n in names if n in FOR_SOLUTIONS]
+    ref = apply(problem.reference_code, solution_names, portable=portable)
     tests = bigcodebench.tests_of(problem.code_context)
     prompt = str(problem.metadata.get("code_prompt", ""))
     if problem.metadata.get("format") != "bigcodebench" or tests is None:
-        return ref, apply(problem.code_context, names)
-    new_tests = apply(tests, names, after=problem.reference_code)
+        return ref, apply(problem.code_context, names, portable=portable)
+    new_tests = apply(tests, names, after=problem.reference_code, portable=portable)
     split = bigcodebench.split_solution(prompt, ref.source)
     if split is None:
         return ref, dataclasses.replace(new_tests, source=problem.code_context, applied=())
@@ -199,12 +244,20 @@ def weaker(problem: Problem, new_context: str) -> str:
     return loosened(before, after)
 
 
-def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Proposal:
-    """The rewrite of ``problem``'s reference and context for ``broke``."""
+def propose(
+    problem: Problem,
+    broke: Break,
+    catalogue: Sequence[Entry],
+    oldest: Mapping[str, str] | None = None,
+) -> Proposal:
+    """The rewrite of ``problem``'s reference and context for ``broke``; in the portable
+    form of each codemod whose new API is newer than ``oldest`` (library → the oldest
+    release the repair must hold in)."""
     code = problem.reference_code + "\n" + problem.code_context
     names = choose(code, broke, catalogue)
     chosen_by = BY_CATALOGUE
-    ref, ctx = rewrite(problem, names)
+    portable = portable_for(CODEMODS, oldest or {})
+    ref, ctx = rewrite(problem, names, portable)
     # the break's own: its library's, or named by its message whatever the library
     told = {e.codemod for e in catalogue if e.error is not None and e.error.search(broke.error)}
     own = [
@@ -214,7 +267,7 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
         # the failure names no catalogued API of its library: try every repair (those
         # chosen for other libraries among them), keep what changes code
         chosen_by = BY_TRYING
-        ref, ctx = rewrite(problem, DEFAULT)
+        ref, ctx = rewrite(problem, DEFAULT, portable)
     applied = tuple(dict.fromkeys([*ref.applied, *ctx.applied]))
     skipped = tuple(dict.fromkeys([*ref.skipped, *ctx.skipped]))
     base = Proposal(
@@ -229,6 +282,7 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
         ref.source,
         ctx.source,
         skipped,
+        tuple(n for n in applied if n in portable),
     )
     weakened = weaker(problem, ctx.source)
     if applied and weakened:
@@ -270,5 +324,5 @@ def plan(
                 )
             )
             continue
-        proposals.append(propose(problem, broke, entries))
+        proposals.append(propose(problem, broke, entries, oldest_releases(t)))
     return RepairPlan(run.run_id, baseline, order, tuple(proposals))

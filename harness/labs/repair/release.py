@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from harness.analysis.repairs import CONDITIONED
 from harness.core.problem import imported_modules
 from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
+from harness.labs.repair.pandas_freq import frequency_parameters
 from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
@@ -36,10 +37,10 @@ if TYPE_CHECKING:
 _WORDS = (tokenize.NAME, tokenize.STRING)
 
 
-def _tokens(code: str) -> list[tuple[int, str]]:
+def _tokens(code: str) -> list[tokenize.TokenInfo]:
     try:
         return [
-            (t.type, t.string)
+            t
             for t in tokenize.generate_tokens(io.StringIO(code).readline)
             if t.type in (*_WORDS, tokenize.OP, tokenize.NUMBER)
         ]
@@ -50,31 +51,78 @@ def _tokens(code: str) -> list[tuple[int, str]]:
 def renamed_words(before: str, after: str) -> dict[str, str]:
     """The names and string literals the rewrite of ``before`` into ``after`` replaced one
     for one (``applymap`` → ``map``, ``'M'`` → ``'ME'``), where each was always replaced
-    by the same word."""
+    by the same word; a string literal replaced by an expression (``'M'`` →
+    ``pd.offsets.MonthEnd()``, a portable rewrite) maps to the expression's text."""
     old, new = _tokens(before), _tokens(after)
+    keys = [(t.type, t.string) for t in old], [(t.type, t.string) for t in new]
     pairs: dict[str, set[str]] = {}
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, *keys, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace" or i2 - i1 != j2 - j1:
+        if op != "replace":
             continue
-        for (kind, a), (kind_b, b) in zip(old[i1:i2], new[j1:j2], strict=True):
-            if kind == kind_b and kind in _WORDS and a != b:
-                pairs.setdefault(a, set()).add(b)
+        if i2 - i1 == 1 and j2 - j1 > 1 and old[i1].type == tokenize.STRING:
+            text = _expression(after, new, j1, j2)
+            if text is not None:
+                pairs.setdefault(old[i1].string, set()).add(text)
+            continue
+        if i2 - i1 != j2 - j1:
+            continue
+        for a, b in zip(old[i1:i2], new[j1:j2], strict=True):
+            if a.type == b.type and a.type in _WORDS and a.string != b.string:
+                pairs.setdefault(a.string, set()).add(b.string)
     return {a: next(iter(b)) for a, b in pairs.items() if len(b) == 1}
+
+
+def _expression(
+    code: str, tokens: Sequence[tokenize.TokenInfo], start: int, end: int
+) -> str | None:
+    """The text of ``tokens[start:end]`` in ``code`` when it is one expression, else of
+    the shortest longer run that is (the matcher may leave a closing parenthesis for
+    the next block: ``pd.offsets.MonthEnd(`` and then ``)``); None when none is."""
+    lines = code.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def at(position: tuple[int, int]) -> int:
+        return offsets[position[0] - 1] + position[1]
+
+    for stop in range(end, min(end + 3, len(tokens)) + 1):
+        text = code[at(tokens[start].start) : at(tokens[stop - 1].end)]
+        try:
+            ast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        return text
+    return None
 
 
 def _prose(text: str, words: Mapping[str, str]) -> str:
     """``text`` with each replaced word replaced: a name as a whole word, a string
-    literal in either quotes."""
+    literal in either quotes (by the expression that replaced it, in its own quotes)."""
     for old, new in words.items():
         if old.isidentifier():
             text = re.sub(rf"\b{re.escape(old)}\b", new, text)
             continue
         value, new_value = _literal(old), _literal(new)
-        if value is None or new_value is None:
+        if value is None:
+            continue
+        if new_value is None:  # an expression: where the code's quotes are
+            text = text.replace(old, new)
             continue
         for quote in ("'", '"'):
             text = text.replace(f"{quote}{value}{quote}", f"{quote}{new_value}{quote}")
+    return text
+
+
+def _typed(text: str, words: Mapping[str, str], code: str) -> str:
+    """``text`` with a frequency parameter documented as ``freq (str)`` documented as
+    ``freq (str or pd.DateOffset)``, when the repair passes offsets where strings were
+    (the portable form of the period-end aliases)."""
+    if not any(".offsets." in new for new in words.values()):
+        return text
+    for name in sorted(frequency_parameters(code)):
+        text = text.replace(f"{name} (str)", f"{name} (str or pd.DateOffset)")
     return text
 
 
@@ -141,17 +189,20 @@ def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, obje
         fields["test"] = tests
     complete = str(row.get("complete_prompt", ""))
     in_code = [n for n in proposal.codemods if n in FOR_SOLUTIONS]
-    new_complete = _prose(_with_prompt(apply(complete, in_code).source, prompt, new_prompt), words)
+    rewritten = apply(complete, in_code, portable=proposal.portable).source
+    code = proposal.new_reference
+    new_complete = _typed(_prose(_with_prompt(rewritten, prompt, new_prompt), words), words, code)
     if new_complete != complete:
         fields["complete_prompt"] = new_complete
     instruct = _prose(_with_prompt(str(row.get("instruct_prompt", "")), prompt, new_prompt), words)
+    instruct = _typed(instruct, words, code)
     if instruct != row.get("instruct_prompt", ""):
         fields["instruct_prompt"] = instruct
     libs = _libs(row.get("libs"), prompt, new_prompt)
     if libs != row.get("libs"):
         fields["libs"] = libs
     doc = row.get("doc_struct")
-    if isinstance(doc, str) and (new_doc := _prose(doc, words)) != doc:
+    if isinstance(doc, str) and (new_doc := _typed(_prose(doc, words), words, code)) != doc:
         json.loads(new_doc)  # still the JSON it was
         fields["doc_struct"] = new_doc
     return fields
@@ -178,10 +229,12 @@ def changelog(
     changed: Mapping[str, Sequence[str]],
     findings: Mapping[str, Finding],
     versions: Mapping[str, Mapping[str, str]],
+    portable: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The release's changelog: each repaired task (``changed``: native id → the fields
-    rewritten), what changed, why, which release broke it, where it holds; then the
-    drifted tasks left as they were, a line each with the reason."""
+    rewritten), what changed (``portable``: problem id → the codemods written in their
+    portable form), why, which release broke it, where it holds; then the drifted tasks
+    left as they were, a line each with the reason."""
     lines = [f"# {set_name}: repaired release", ""]
     left = []
     for row in rows:
@@ -205,8 +258,14 @@ def changelog(
             holds = f"  {row.verdict}: passes in {passes}" + (
                 f" ({row.reason})." if row.reason else "."
             )
+        forms = [
+            f"{n} (its portable form: it runs before the new API too)"
+            if n in (portable or {}).get(row.problem_id, ())
+            else n
+            for n in row.codemods
+        ]
         lines += [
-            f"- **{native}**: {fields} rewritten by {', '.join(row.codemods)}.",
+            f"- **{native}**: {fields} rewritten by {', '.join(forms)}.",
             f"  Why: `{why}`. Broke in: {when}.",
             holds,
         ]
