@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from harness.analysis.repairs import RepairTable
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
+    from harness.labs.repair.fixes import Fix
     from harness.labs.repair.plan import Proposal, RepairPlan
 
 
@@ -126,12 +127,16 @@ def write(
         v.problem_id: v.to_dict()
         for v in validities(trajectories(run.read_all(), plan.order), run.read_analysis())
     }
+    proposals = {p.problem_id: p for p in plan.proposals}
     for pid, row in rows.items():
         if pid in validity and row.verdict in _KEPT:
+            fixes = proposals[pid].fixes if pid in proposals else ()
             validity[pid]["repair"] = {
                 "verdict": row.verdict,
                 "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
                 **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
+                # a reviewed edit by hand, and why (harness/data/fixes)
+                **({"hand_fixed": [_hand(f) for f in fixes]} if fixes else {}),
             }
     kept = {p.problem_id: p for p in plan.proposed if p.problem_id in final}
     datasets = []
@@ -162,10 +167,20 @@ def _write_changelog(
     }
     findings = {pid: f for (pid, source), f in run.read_analysis().items() if source == "reference"}
     ours = [r for r in verified.rows if r.problem_id.startswith(set_name + "/")]
-    text = release.changelog(set_name, ours, changed, findings, versions)
+    fixes = {
+        p.problem_id.partition("/")[2]: p.fixes
+        for p in plan.proposals
+        if p.fixes and p.problem_id.startswith(set_name + "/")
+    }
+    text = release.changelog(set_name, ours, changed, findings, versions, fixes)
     path = dataset.with_name(f"{set_name}.changelog.md")
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _hand(fix: Fix) -> dict[str, str]:
+    """A hand fix as the release's ``validity`` records it."""
+    return {"field": fix.field, "why": fix.why, "broke_in": fix.broke_in, "notes": fix.notes}
 
 
 # the verdicts whose code goes into the repaired dataset

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from harness.analysis.drift import API_DRIFT, era_order, trajectories
 from harness.analysis.staleness import load_catalogue, static_uses
 from harness.core.problem import REFERENCE
+from harness.labs.repair import fixes as hand
 from harness.labs.repair.codemods import CODEMODS, DEFAULT, FOR_SOLUTIONS, Rewrite, apply
 from harness.labs.repair.strength import loosened
 from harness.problems.formats import bigcodebench
@@ -32,12 +33,14 @@ if TYPE_CHECKING:
     from harness.analysis.staleness import Entry
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
+    from harness.labs.repair.fixes import Fix
 
 PROPOSED = "proposed"
 NEEDS_HUMAN = "needs-human"
 # how the codemods were chosen
 BY_CATALOGUE = "catalogue"
 BY_TRYING = "all codemods"
+BY_HAND = "hand fix"  # a reviewed edit of harness/data/fixes (harness.labs.repair.fixes)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class Proposal:
     new_reference: str  # after (the same as before when nothing changed)
     new_context: str
     skipped: tuple[tuple[str, str], ...] = ()  # (codemod, why a use was left alone)
+    fixes: tuple[Fix, ...] = ()  # the hand fixes applied, before the codemods
 
     @property
     def changed(self) -> bool:
@@ -85,6 +89,7 @@ class Proposal:
         data["broke"] = self.broke.to_dict()
         data["codemods"] = list(self.codemods)
         data["skipped"] = [list(s) for s in self.skipped]
+        data["fixes"] = [f.to_dict() for f in self.fixes]
         return data
 
 
@@ -199,22 +204,26 @@ def weaker(problem: Problem, new_context: str) -> str:
     return loosened(before, after)
 
 
-def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Proposal:
-    """The rewrite of ``problem``'s reference and context for ``broke``."""
-    code = problem.reference_code + "\n" + problem.code_context
+def propose(
+    problem: Problem, broke: Break, catalogue: Sequence[Entry], fixes: Sequence[Fix] = ()
+) -> Proposal:
+    """The rewrite of ``problem``'s reference and context for ``broke``: its hand fixes
+    (``fixes``, reviewed edits) first, then the codemods the catalogue chooses."""
+    fixed = hand.apply(problem, fixes)
+    code = fixed.reference_code + "\n" + fixed.code_context
     names = choose(code, broke, catalogue)
-    chosen_by = BY_CATALOGUE
-    ref, ctx = rewrite(problem, names)
+    chosen_by = BY_HAND if fixes else BY_CATALOGUE
+    ref, ctx = rewrite(fixed, names)
     # the break's own: its library's, or named by its message whatever the library
     told = {e.codemod for e in catalogue if e.error is not None and e.error.search(broke.error)}
     own = [
         n for n in (*ref.applied, *ctx.applied) if CODEMODS[n].library == broke.library or n in told
     ]
-    if not own:
+    if not own and not fixes:
         # the failure names no catalogued API of its library: try every repair (those
         # chosen for other libraries among them), keep what changes code
         chosen_by = BY_TRYING
-        ref, ctx = rewrite(problem, DEFAULT)
+        ref, ctx = rewrite(fixed, DEFAULT)
     applied = tuple(dict.fromkeys([*ref.applied, *ctx.applied]))
     skipped = tuple(dict.fromkeys([*ref.skipped, *ctx.skipped]))
     base = Proposal(
@@ -229,12 +238,13 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
         ref.source,
         ctx.source,
         skipped,
+        tuple(fixes),
     )
     weakened = weaker(problem, ctx.source)
-    if applied and weakened:
+    if (applied or fixes) and weakened:
         reason = f"the rewritten test would check less: {weakened}"
         return dataclasses.replace(base, verdict=NEEDS_HUMAN, reason=reason)
-    if applied:
+    if applied or fixes:
         return base
     what = broke.symbol or broke.error or "the failure"
     # a codemod that saw the use but left it alone says why: the human starts there
@@ -244,11 +254,16 @@ def propose(problem: Problem, broke: Break, catalogue: Sequence[Entry]) -> Propo
 
 
 def plan(
-    run: RunDir, problems: Sequence[Problem], catalogue: Sequence[Entry] | None = None
+    run: RunDir,
+    problems: Sequence[Problem],
+    catalogue: Sequence[Entry] | None = None,
+    fixes: Sequence[Fix] | None = None,
 ) -> RepairPlan:
-    """The proposals for every drifted reference of ``run``, whose ``problems`` these are."""
+    """The proposals for every drifted reference of ``run``, whose ``problems`` these are
+    (with the hand fixes of ``fixes``, by default ``harness/data/fixes``'s)."""
     baseline, order, found = drifted(run)
     entries = load_catalogue() if catalogue is None else catalogue
+    reviewed = hand.by_task(hand.load() if fixes is None else fixes)
     by_id = {p.id: p for p in problems}
     proposals = []
     for t in found:
@@ -270,5 +285,10 @@ def plan(
                 )
             )
             continue
-        proposals.append(propose(problem, broke, entries))
+        own = reviewed.get(problem.native_id, []) if _is_bigcodebench(problem) else []
+        proposals.append(propose(problem, broke, entries, own))
     return RepairPlan(run.run_id, baseline, order, tuple(proposals))
+
+
+def _is_bigcodebench(problem: Problem) -> bool:
+    return problem.metadata.get("format") == "bigcodebench"
