@@ -15,6 +15,9 @@ per-task edits of the solution or the test). Ours are the same edits, written as
     broke_in = "pandas 3.0.0"           # the release that broke the task
     notes = "https://…"                 # that release's notes
 
+A task reviewed and left as it is gets an ``[[unfixed]]`` table (``task``, ``why``): why no
+fix keeps its meaning, which its verdict and the changelog then give as its reason.
+
 A fix is an exact edit: its ``old`` text must be in the field exactly once, or the fix is
 refused with one line naming the file, the task and the field (the task changed since
 the fix was reviewed, and a human must look again). A fix of the ``test`` field may not
@@ -82,9 +85,9 @@ def load(path: Path = FIXES) -> list[Fix]:
     doc = TomlFile.load(path, ProblemError)
     lines = _header_lines(doc.text)
     items = doc.data.get("fix", [])
-    unknown = sorted(set(doc.data) - {"fix"})
+    unknown = sorted(set(doc.data) - {"fix", "unfixed"})
     if unknown:
-        raise ProblemError(doc.display, unknown[0], "unknown key (a file of [[fix]] tables)")
+        raise ProblemError(doc.display, unknown[0], "unknown key ([[fix]] and [[unfixed]] tables)")
     if not isinstance(items, list):
         raise ProblemError(doc.display, "fix", "expected [[fix]] tables")
     fixes = []
@@ -115,6 +118,24 @@ def load(path: Path = FIXES) -> list[Fix]:
                 )
         fixes.append(fix)
     return fixes
+
+
+def load_unfixed(path: Path = FIXES) -> dict[str, str]:
+    """The tasks reviewed and left as they are (``[[unfixed]]``: ``task``, ``why``): task →
+    why no fix keeps its meaning, the reason the changelog gives for it."""
+    doc = TomlFile.load(path, ProblemError)
+    items = doc.data.get("unfixed", [])
+    if not isinstance(items, list):
+        raise ProblemError(doc.display, "unfixed", "expected [[unfixed]] tables")
+    out = {}
+    for i, item in enumerate(items):
+        where = f"unfixed[{i}]"
+        if not isinstance(item, dict) or set(item) != {"task", "why"}:
+            raise ProblemError(doc.display, where, "expected a table of task and why")
+        if not all(isinstance(v, str) and v.strip() for v in item.values()):
+            raise ProblemError(doc.display, where, "task and why must be text")
+        out[item["task"]] = item["why"]
+    return out
 
 
 def by_task(fixes: Sequence[Fix]) -> dict[str, list[Fix]]:

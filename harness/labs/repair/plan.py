@@ -264,6 +264,7 @@ def plan(
     baseline, order, found = drifted(run)
     entries = load_catalogue() if catalogue is None else catalogue
     reviewed = hand.by_task(hand.load() if fixes is None else fixes)
+    unfixed = hand.load_unfixed() if fixes is None else {}
     by_id = {p.id: p for p in problems}
     proposals = []
     for t in found:
@@ -285,8 +286,14 @@ def plan(
                 )
             )
             continue
-        own = reviewed.get(problem.native_id, []) if _is_bigcodebench(problem) else []
-        proposals.append(propose(problem, broke, entries, own))
+        ours = _is_bigcodebench(problem)
+        proposal = propose(
+            problem, broke, entries, reviewed.get(problem.native_id, []) if ours else []
+        )
+        why = unfixed.get(problem.native_id) if ours else None
+        if why and not proposal.changed:
+            proposal = dataclasses.replace(proposal, reason=f"reviewed by hand, not fixed: {why}")
+        proposals.append(proposal)
     return RepairPlan(run.run_id, baseline, order, tuple(proposals))
 
 
