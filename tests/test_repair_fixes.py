@@ -23,6 +23,7 @@ from harness.execute.progress import QuietReporter
 from harness.execute.rundir import RunRequest
 from harness.labs.repair import fixes, release
 from harness.labs.repair.fixes import Fix, FixError
+from harness.labs.repair.outputs import repair_record
 from harness.labs.repair.plan import BY_HAND, NEEDS_HUMAN, PROPOSED, Break, propose
 from harness.problems import sets as problemsets
 from harness.problems.formats import bigcodebench
@@ -329,3 +330,21 @@ def test_the_tasks_left_as_they_are_each_say_why(tmp_path: Path) -> None:
     bad = _write(tmp_path, '[[unfixed]]\ntask = "BigCodeBench/7"\n')
     with pytest.raises(ProblemError, match=r"unfixed\[0\]: expected a table of task and why"):
         fixes.load_unfixed(bad)
+
+
+def test_the_release_validity_says_a_task_was_hand_fixed(tmp_path: Path) -> None:
+    found = propose(_problem(tmp_path), BROKE, load_catalogue(), [SORTED])
+    row = Row(found.problem_id, "verified", repaired={"old": "pass", "new": "pass"})
+    record = repair_record(row, found)
+    assert record["verdict"] == "verified"
+    assert record["by"] == "hand fix"
+    assert record["hand_fixed"] == [
+        {
+            "field": "canonical_solution",
+            "why": "a copy of its own is sorted",
+            "broke_in": "pandas 3.0.0",
+            "notes": "https://example.org/notes",
+        }
+    ]
+    by_codemods = repair_record(dataclasses.replace(row, codemods=("x",)), None)
+    assert by_codemods["by"] == "codemods" and "hand_fixed" not in by_codemods

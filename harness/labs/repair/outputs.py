@@ -130,14 +130,7 @@ def write(
     proposals = {p.problem_id: p for p in plan.proposals}
     for pid, row in rows.items():
         if pid in validity and row.verdict in _KEPT:
-            fixes = proposals[pid].fixes if pid in proposals else ()
-            validity[pid]["repair"] = {
-                "verdict": row.verdict,
-                "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
-                **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
-                # a reviewed edit by hand, and why (harness/data/fixes)
-                **({"hand_fixed": [_hand(f) for f in fixes]} if fixes else {}),
-            }
+            validity[pid]["repair"] = repair_record(row, proposals.get(pid))
     kept = {p.problem_id: p for p in plan.proposed if p.problem_id in final}
     datasets = []
     for location in inputs:
@@ -176,6 +169,22 @@ def _write_changelog(
     path = dataset.with_name(f"{set_name}.changelog.md")
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def repair_record(row: table.Row, proposal: Proposal | None) -> dict[str, object]:
+    """A repaired problem's ``validity.repair``: the verdict, where it passes, by what
+    (``hand fix``, ``codemods`` or both) and, for a version-conditioned one, its split;
+    a hand-fixed one lists each fix with its field, why, the release and its notes."""
+    fixes = proposal.fixes if proposal is not None else ()
+    by = [*(["hand fix"] if fixes else []), *(["codemods"] if row.codemods else [])]
+    return {
+        "verdict": row.verdict,
+        "by": " and ".join(by),
+        "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
+        **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
+        # a reviewed edit by hand, and why (harness/data/fixes)
+        **({"hand_fixed": [_hand(f) for f in fixes]} if fixes else {}),
+    }
 
 
 def _hand(fix: Fix) -> dict[str, str]:
