@@ -229,7 +229,11 @@ def test_no_verify_writes_diffs_dataset_table_and_summary(tmp_path: Path) -> Non
     validity = {r["metadata"]["problem_id"]: r["metadata"].get("validity") for r in rows}
     assert validity[1]["class"] == "drifted"
     assert validity[1]["combos"] == {"old": "pass", "new": "error"}
-    assert validity[1]["repair"] == {"verdict": table.UNVERIFIED, "passes_in": []}
+    assert validity[1]["repair"] == {
+        "verdict": table.UNVERIFIED,
+        "by": "codemods",
+        "passes_in": [],
+    }
     assert "repair" not in validity[2]
     saved = table.read(root / "verification.json")
     assert saved is not None

@@ -52,6 +52,7 @@ class Row:
     answers_changed: tuple[str, ...] = ()  # "model:m: pass → fail"
     conditioned: str = ""  # the version-conditioned reference, when that is the verdict
     conditioned_context: str = ""  # and its context, when the context needed one too
+    hand_fixed: tuple[str, ...] = ()  # the fields a reviewed hand fix edited (before codemods)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +69,7 @@ class Row:
             "answers_changed": list(self.answers_changed),
             "conditioned": self.conditioned,
             "conditioned_context": self.conditioned_context,
+            "hand_fixed": list(self.hand_fixed),
         }
 
     @classmethod
@@ -90,6 +92,7 @@ class Row:
             answers_changed=given.texts("answers_changed"),
             conditioned=given.text("conditioned", ""),
             conditioned_context=given.text("conditioned_context", ""),
+            hand_fixed=given.texts("hand_fixed"),
         )
 
 

@@ -46,7 +46,10 @@ def markdown(table: RepairTable, heading: str = "##") -> list[str]:
         cells = [
             f"`{r.problem_id}`",
             r.verdict,
-            ", ".join(f"`{c}`" for c in r.codemods) or "–",
+            ", ".join(
+                [*(f"hand fix of `{f}`" for f in r.hand_fixed), *(f"`{c}`" for c in r.codemods)]
+            )
+            or "–",
             _statuses_cell(r, table.order) or "–",
             r.meaning or "–",
             answers,

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from harness.analysis.repairs import RepairTable
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
+    from harness.labs.repair.fixes import Fix
     from harness.labs.repair.plan import Proposal, RepairPlan
 
 
@@ -126,13 +127,10 @@ def write(
         v.problem_id: v.to_dict()
         for v in validities(trajectories(run.read_all(), plan.order), run.read_analysis())
     }
+    proposals = {p.problem_id: p for p in plan.proposals}
     for pid, row in rows.items():
         if pid in validity and row.verdict in _KEPT:
-            validity[pid]["repair"] = {
-                "verdict": row.verdict,
-                "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
-                **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
-            }
+            validity[pid]["repair"] = repair_record(row, proposals.get(pid))
     kept = {p.problem_id: p for p in plan.proposed if p.problem_id in final}
     datasets = []
     for location in inputs:
@@ -163,10 +161,36 @@ def _write_changelog(
     findings = {pid: f for (pid, source), f in run.read_analysis().items() if source == "reference"}
     ours = [r for r in verified.rows if r.problem_id.startswith(set_name + "/")]
     portable = {p.problem_id: p.portable for p in plan.proposals if p.portable}
-    text = release.changelog(set_name, ours, changed, findings, versions, portable)
+    fixes = {
+        p.problem_id.partition("/")[2]: p.fixes
+        for p in plan.proposals
+        if p.fixes and p.problem_id.startswith(set_name + "/")
+    }
+    text = release.changelog(set_name, ours, changed, findings, versions, portable, fixes)
     path = dataset.with_name(f"{set_name}.changelog.md")
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def repair_record(row: table.Row, proposal: Proposal | None) -> dict[str, object]:
+    """A repaired problem's ``validity.repair``: the verdict, where it passes, by what
+    (``hand fix``, ``codemods`` or both) and, for a version-conditioned one, its split;
+    a hand-fixed one lists each fix with its field, why, the release and its notes."""
+    fixes = proposal.fixes if proposal is not None else ()
+    by = [*(["hand fix"] if fixes else []), *(["codemods"] if row.codemods else [])]
+    return {
+        "verdict": row.verdict,
+        "by": " and ".join(by),
+        "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
+        **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
+        # a reviewed edit by hand, and why (harness/data/fixes)
+        **({"hand_fixed": [_hand(f) for f in fixes]} if fixes else {}),
+    }
+
+
+def _hand(fix: Fix) -> dict[str, str]:
+    """A hand fix as the release's ``validity`` records it."""
+    return {"field": fix.field, "why": fix.why, "broke_in": fix.broke_in, "notes": fix.notes}
 
 
 # the verdicts whose code goes into the repaired dataset

@@ -31,6 +31,7 @@ from harness.analysis.drift import API_DRIFT, era_order, trajectories
 from harness.analysis.staleness import load_catalogue, static_uses
 from harness.core.problem import REFERENCE
 from harness.core.results import Status
+from harness.labs.repair import fixes as hand
 from harness.labs.repair.codemods import (
     CODEMODS,
     DEFAULT,
@@ -49,12 +50,14 @@ if TYPE_CHECKING:
     from harness.analysis.staleness import Entry
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
+    from harness.labs.repair.fixes import Fix
 
 PROPOSED = "proposed"
 NEEDS_HUMAN = "needs-human"
 # how the codemods were chosen
 BY_CATALOGUE = "catalogue"
 BY_TRYING = "all codemods"
+BY_HAND = "hand fix"  # a reviewed edit of harness/data/fixes (harness.labs.repair.fixes)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class Proposal:
     # codemods asked for their portable form: the oldest combo the repair must hold in
     # has a release of their library from before the new API
     portable: tuple[str, ...] = ()
+    fixes: tuple[Fix, ...] = ()  # the hand fixes applied, before the codemods
 
     @property
     def changed(self) -> bool:
@@ -106,6 +110,7 @@ class Proposal:
         data["codemods"] = list(self.codemods)
         data["skipped"] = [list(s) for s in self.skipped]
         data["portable"] = list(self.portable)
+        data["fixes"] = [f.to_dict() for f in self.fixes]
         return data
 
 
@@ -249,25 +254,28 @@ def propose(
     broke: Break,
     catalogue: Sequence[Entry],
     oldest: Mapping[str, str] | None = None,
+    fixes: Sequence[Fix] = (),
 ) -> Proposal:
-    """The rewrite of ``problem``'s reference and context for ``broke``; in the portable
-    form of each codemod whose new API is newer than ``oldest`` (library → the oldest
-    release the repair must hold in)."""
-    code = problem.reference_code + "\n" + problem.code_context
+    """The rewrite of ``problem``'s reference and context for ``broke``: its hand fixes
+    (``fixes``, reviewed edits) first, then the codemods the catalogue chooses, in the
+    portable form of each codemod whose new API is newer than ``oldest`` (library → the
+    oldest release the repair must hold in)."""
+    fixed = hand.apply(problem, fixes)
+    code = fixed.reference_code + "\n" + fixed.code_context
     names = choose(code, broke, catalogue)
-    chosen_by = BY_CATALOGUE
+    chosen_by = BY_HAND if fixes else BY_CATALOGUE
     portable = portable_for(CODEMODS, oldest or {})
-    ref, ctx = rewrite(problem, names, portable)
+    ref, ctx = rewrite(fixed, names, portable)
     # the break's own: its library's, or named by its message whatever the library
     told = {e.codemod for e in catalogue if e.error is not None and e.error.search(broke.error)}
     own = [
         n for n in (*ref.applied, *ctx.applied) if CODEMODS[n].library == broke.library or n in told
     ]
-    if not own:
+    if not own and not fixes:
         # the failure names no catalogued API of its library: try every repair (those
         # chosen for other libraries among them), keep what changes code
         chosen_by = BY_TRYING
-        ref, ctx = rewrite(problem, DEFAULT, portable)
+        ref, ctx = rewrite(fixed, DEFAULT, portable)
     applied = tuple(dict.fromkeys([*ref.applied, *ctx.applied]))
     skipped = tuple(dict.fromkeys([*ref.skipped, *ctx.skipped]))
     base = Proposal(
@@ -283,12 +291,13 @@ def propose(
         ctx.source,
         skipped,
         tuple(n for n in applied if n in portable),
+        tuple(fixes),
     )
     weakened = weaker(problem, ctx.source)
-    if applied and weakened:
+    if (applied or fixes) and weakened:
         reason = f"the rewritten test would check less: {weakened}"
         return dataclasses.replace(base, verdict=NEEDS_HUMAN, reason=reason)
-    if applied:
+    if applied or fixes:
         return base
     what = broke.symbol or broke.error or "the failure"
     # a codemod that saw the use but left it alone says why: the human starts there
@@ -298,11 +307,17 @@ def propose(
 
 
 def plan(
-    run: RunDir, problems: Sequence[Problem], catalogue: Sequence[Entry] | None = None
+    run: RunDir,
+    problems: Sequence[Problem],
+    catalogue: Sequence[Entry] | None = None,
+    fixes: Sequence[Fix] | None = None,
 ) -> RepairPlan:
-    """The proposals for every drifted reference of ``run``, whose ``problems`` these are."""
+    """The proposals for every drifted reference of ``run``, whose ``problems`` these are
+    (with the hand fixes of ``fixes``, by default ``harness/data/fixes``'s)."""
     baseline, order, found = drifted(run)
     entries = load_catalogue() if catalogue is None else catalogue
+    reviewed = hand.by_task(hand.load() if fixes is None else fixes)
+    unfixed = hand.load_unfixed() if fixes is None else {}
     by_id = {p.id: p for p in problems}
     proposals = []
     for t in found:
@@ -324,5 +339,20 @@ def plan(
                 )
             )
             continue
-        proposals.append(propose(problem, broke, entries, oldest_releases(t)))
+        ours = _is_bigcodebench(problem)
+        proposal = propose(
+            problem,
+            broke,
+            entries,
+            oldest_releases(t),
+            reviewed.get(problem.native_id, []) if ours else [],
+        )
+        why = unfixed.get(problem.native_id) if ours else None
+        if why and not proposal.changed:
+            proposal = dataclasses.replace(proposal, reason=f"reviewed by hand, not fixed: {why}")
+        proposals.append(proposal)
     return RepairPlan(run.run_id, baseline, order, tuple(proposals))
+
+
+def _is_bigcodebench(problem: Problem) -> bool:
+    return problem.metadata.get("format") == "bigcodebench"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from harness.analysis.repairs import CONDITIONED
 from harness.core.problem import imported_modules
+from harness.labs.repair import fixes
 from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
 from harness.labs.repair.pandas_freq import frequency_parameters
 from harness.problems.formats import bigcodebench
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     from harness.analysis.repairs import Row
     from harness.core.findings import Finding
+    from harness.labs.repair.fixes import Fix
     from harness.labs.repair.plan import Proposal
 
 _WORDS = (tokenize.NAME, tokenize.STRING)
@@ -170,6 +172,9 @@ def _libs(libs: object, old_prompt: str, new_prompt: str) -> object:
 def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, object]:
     """The fields of the repaired task ``row`` (upstream's keys only): the prompt, the
     solution and the tests of ``proposal``'s code, and the prose made to agree."""
+    original = row
+    # the hand fixes first (their prose too); the codemods' words are read after them
+    row = fixes.apply_row(row, proposal.fixes)
     prompt = str(row.get("code_prompt", ""))
     split = bigcodebench.split_solution(prompt, proposal.new_reference)
     if split is None:
@@ -178,31 +183,32 @@ def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, obje
     new_prompt, solution = split
     old_tests = str(row.get("test", ""))
     tests = bigcodebench.tests_of(proposal.new_context) or old_tests
-    words = renamed_words(
-        proposal.reference + "\n" + old_tests, proposal.new_reference + "\n" + tests
-    )
+    before = prompt.rstrip("\n") + "\n" + str(row.get("canonical_solution", ""))
+    words = renamed_words(before + "\n" + old_tests, proposal.new_reference + "\n" + tests)
+    prompt = str(original.get("code_prompt", ""))
     if new_prompt != prompt:
         fields["code_prompt"] = new_prompt
-    if solution != row.get("canonical_solution"):
+    if solution != original.get("canonical_solution"):
         fields["canonical_solution"] = solution
-    if tests != old_tests:
+    if tests != original.get("test", ""):
         fields["test"] = tests
     complete = str(row.get("complete_prompt", ""))
     in_code = [n for n in proposal.codemods if n in FOR_SOLUTIONS]
     rewritten = apply(complete, in_code, portable=proposal.portable).source
     code = proposal.new_reference
     new_complete = _typed(_prose(_with_prompt(rewritten, prompt, new_prompt), words), words, code)
-    if new_complete != complete:
+    if new_complete != original.get("complete_prompt", ""):
         fields["complete_prompt"] = new_complete
     instruct = _prose(_with_prompt(str(row.get("instruct_prompt", "")), prompt, new_prompt), words)
     instruct = _typed(instruct, words, code)
-    if instruct != row.get("instruct_prompt", ""):
+    if instruct != original.get("instruct_prompt", ""):
         fields["instruct_prompt"] = instruct
     libs = _libs(row.get("libs"), prompt, new_prompt)
-    if libs != row.get("libs"):
+    if libs != original.get("libs"):
         fields["libs"] = libs
     doc = row.get("doc_struct")
-    if isinstance(doc, str) and (new_doc := _typed(_prose(doc, words), words, code)) != doc:
+    new_doc = _typed(_prose(doc, words), words, code) if isinstance(doc, str) else None
+    if new_doc is not None and new_doc != original.get("doc_struct"):
         json.loads(new_doc)  # still the JSON it was
         fields["doc_struct"] = new_doc
     return fields
@@ -230,11 +236,14 @@ def changelog(
     findings: Mapping[str, Finding],
     versions: Mapping[str, Mapping[str, str]],
     portable: Mapping[str, Sequence[str]] | None = None,
+    hand: Mapping[str, Sequence[Fix]] | None = None,
 ) -> str:
     """The release's changelog: each repaired task (``changed``: native id → the fields
     rewritten), what changed (``portable``: problem id → the codemods written in their
-    portable form), why, which release broke it, where it holds; then the drifted tasks
-    left as they were, a line each with the reason."""
+    portable form), why, which release broke it, where it holds; a task fixed by hand
+    (``hand``: native id → its reviewed fixes) says so, each fix with its reason, the
+    release that broke it and that release's notes; then the drifted tasks left as they
+    were, a line each with the reason."""
     lines = [f"# {set_name}: repaired release", ""]
     left = []
     for row in rows:
@@ -264,6 +273,17 @@ def changelog(
             else n
             for n in row.codemods
         ]
+        own = (hand or {}).get(native, ())
+        if own:
+            by = ", ".join(forms)
+            lines += [
+                f"- **{native}** (hand-fixed): {fields} rewritten by hand"
+                + (f", then by {by}." if by else "."),
+                *(f"  `{f.field}`: {f.why}. Broke in: {f.broke_in} ({f.notes})." for f in own),
+                f"  Failed with: `{why}`, {when}.",
+                holds,
+            ]
+            continue
         lines += [
             f"- **{native}**: {fields} rewritten by {', '.join(forms)}.",
             f"  Why: `{why}`. Broke in: {when}.",

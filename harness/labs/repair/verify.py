@@ -453,6 +453,7 @@ def _row(
         f"{p.broke.last_good} → {p.broke.first_bad}: {p.broke.error}",
         need,
         original,
+        hand_fixed=tuple(dict.fromkeys(f.field for f in p.fixes)),
     )
     if not p.changed:
         return base
