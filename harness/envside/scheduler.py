@@ -180,10 +180,13 @@ class Scheduler:
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
         if self.task_cap == "cgroup":
-            # the worker itself is one task of its cgroup
-            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 1)
+            # the worker itself is one task of its cgroup, and its placer another
+            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 2)
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
+        # the guarded solutions' processes of this worker: forked by a placer in its
+        # cgroups (resident.start_placer), where the zygote has a template
+        resident.start_placer(cgroups)
         supervisor = Supervisor(
             reports.outcome,
             self.options.output_limit,
@@ -204,8 +207,9 @@ class Scheduler:
             supervisor.run(index, payload, timeout, fresh=self._fresh_for(problem))
             # nothing of this execution may run on beside the next one
             for cgroup in cgroups:
-                sandbox.empty_cgroup(cgroup, keep=os.getpid())
+                sandbox.empty_cgroup(cgroup, keep=[os.getpid(), *resident.spared()])
             reap_strays()
+            resident.next_execution()
             if phases.ON:
                 phases.mark("emptied")
                 marks = set(phases.MARKS) | set(supervisor.marks)  # the child's copy of "start"
