@@ -150,6 +150,15 @@ class _Kept:
         self.namespace = namespace
 
 
+class _Spare:
+    """A solution's process forked ahead, in its pid namespace, waiting to be placed."""
+
+    def __init__(self, pid: int, control: socket.socket, namespace: Optional[_Namespace]) -> None:
+        self.pid = pid
+        self.control = control
+        self.namespace = namespace
+
+
 class _Placer:
     """One worker's placer: in its cgroups, forking its executions' solution processes.
 
@@ -161,9 +170,10 @@ class _Placer:
         self.trusted = trusted
         self.sandboxed = bool(trusted.get("sandboxed"))
         self.kept: Dict[int, _Kept] = {}
-        self.ready: Optional[_Namespace] = None
+        self.spare: Optional[_Spare] = None
         self.wake_r, self.wake_w = os.pipe()
         self.own = -1
+        self.placer_pid = os.getpid()
 
     def run(self, cgroups: List[str]) -> None:
         sandbox.die_with_parent(self.template)
@@ -178,7 +188,6 @@ class _Placer:
             with contextlib.suppress(OSError):
                 sandbox.join_cgroup(cgroup)
         self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-        self._make_ready()
         try:
             while self._step():
                 pass
@@ -186,15 +195,7 @@ class _Placer:
             for kept in self.kept.values():
                 if kept.namespace is not None:
                     kept.namespace.end()
-            if self.ready is not None:
-                self.ready.end()
-
-    def _make_ready(self, timeout: float = 120.0) -> None:
-        """A pid namespace ready for the next solution's process that lasts its time limit."""
-        if self.sandboxed and (self.ready is None or not self.ready.lasts(timeout)):
-            if self.ready is not None:
-                self.ready.end()
-            self.ready = _Namespace(self.own, timeout + 30 + _AHEAD_S)
+            self._drop_spare()
 
     def _step(self) -> bool:
         """Wait for something to do and do it; False once the worker has gone."""
@@ -214,18 +215,14 @@ class _Placer:
                 # the checker is done with it, or gone: it ends, with all it started
                 os.close(kept.lifeline)
                 kept.lifeline = -1
-                self._kill(pid, kept)
+                if kept.namespace is not None:
+                    kept.namespace.end()  # and with it all in its namespace
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
         if self.wake_r in events:
             with contextlib.suppress(OSError):
                 os.read(self.wake_r, 512)
         return self.socket.fileno() not in events or self._receive()
-
-    def _kill(self, pid: int, kept: _Kept) -> None:
-        """End a solution's process not yet reaped, and its pid namespace."""
-        if kept.namespace is not None:
-            kept.namespace.end()  # and with it all in its namespace
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
 
     def _reap(self) -> None:
         """Say how each solution's process that ended did; end its namespace with it."""
@@ -236,13 +233,18 @@ class _Placer:
                 return
             if not pid:
                 return
-            namespaces = [k.namespace for k in self.kept.values()] + [self.ready]
-            for namespace in namespaces:
+            spare = self.spare
+            for namespace in [k.namespace for k in self.kept.values()] + [
+                spare.namespace if spare is not None else None
+            ]:
                 if namespace is not None and namespace.init == pid:
                     namespace.init = -1  # its sleeper: reaped, never to be signalled
-            if self.ready is not None and self.ready.init < 0:
-                self.ready.end()  # it ended (or the worker's emptying killed it)
-                self.ready = None
+            if spare is not None and (
+                spare.pid == pid or (spare.namespace and spare.namespace.init < 0)
+            ):
+                if spare.pid == pid:
+                    spare.pid = -1
+                self._drop_spare()  # it ended (the worker's emptying killed it)
             kept = self.kept.pop(pid, None)
             if kept is None:
                 continue
@@ -276,13 +278,53 @@ class _Placer:
             return True
         for fd in fds:
             os.close(fd)
-        if data == b"next":  # the worker has emptied its cgroups: for its next execution
-            self._make_ready()
+        if data == b"next":  # a guarded execution starts: its process, forked ahead
+            self._fork_spare()
         return True
 
+    def _fork_spare(self, timeout: float = 120.0) -> None:
+        """Fork the next solution's process now, into a pid namespace made for it, to
+        wait for where it is to be placed (``_start``)."""
+        spare = self.spare
+        if spare is not None and _closed(spare.control):
+            self._drop_spare()  # killed as the worker emptied its cgroups
+        elif spare is not None and (spare.namespace is None or spare.namespace.lasts(timeout)):
+            return
+        self._drop_spare()
+        namespace = _Namespace(self.own, timeout + 30 + _AHEAD_S) if self.sandboxed else None
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        if namespace is not None:
+            sandbox.set_pid_namespace(namespace.fd)
+        try:
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the solution's process
+                try:
+                    mine.close()
+                    if namespace is not None:
+                        os.close(namespace.fd)  # (it may not use it, holding no privilege)
+                    self._wait(theirs)
+                finally:
+                    os._exit(70)
+        finally:
+            if namespace is not None:
+                sandbox.set_pid_namespace(self.own)
+            theirs.close()
+        self.spare = _Spare(pid, mine, namespace)
+
+    def _drop_spare(self) -> None:
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        spare.control.close()  # it ends when its control socket closes
+        if spare.namespace is not None:
+            spare.namespace.end()
+
     def _start(self, request: Json, fds: List[int]) -> None:
-        """Fork the solution's process into a pid namespace made for it, and say its pid
-        (no process, and nothing said, for a request naming no execution's directory)."""
+        """Place the spare like the execution that asks (forked now if there is none),
+        and say its pid (no process, and nothing said, for a request naming no
+        execution's directory)."""
         answering, lifeline, status, out, err, network = fds
         # what the zygote told the template wins over what the request says
         trusted = {k: self.trusted.get(k) for k in ("sandboxed", "hide", "memory_mb")}
@@ -292,53 +334,41 @@ class _Placer:
             workdir
         ).startswith("harness_exec_"):
             raise ValueError("not an execution's working directory")
-        namespace = None
-        if self.sandboxed:
-            self._make_ready(float(config.get("timeout", 120)))
-            namespace, self.ready = self.ready, None
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        try:
-            pid = self._fork(namespace, config, workdir, fds)
-        except OSError:
-            # its sleeper ended just now, not yet reaped: the kernel lets no one in
-            if namespace is None:
-                raise
-            namespace.end()
-            self._make_ready(float(config.get("timeout", 120)))
-            namespace, self.ready = self.ready, None
-            pid = self._fork(namespace, config, workdir, fds)
-        for fd in (answering, out, err, network):
+        config["workdir"] = workdir
+        message = [json.dumps(config).encode("utf-8")]
+        handed = [answering, out, err, network]
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", handed))]
+        spare = self._hand(float(config.get("timeout", 120)), message, rights)
+        for fd in handed:
             os.close(fd)
-        self.kept[pid] = _Kept(lifeline, status, namespace)
+        self.kept[spare.pid] = _Kept(lifeline, status, spare.namespace)
         phases.mark("placer_forked")
         with contextlib.suppress(OSError):
-            os.write(status, b"pid %d %s\n" % (pid, phases.said(phases.MARKS).encode()))
+            os.write(status, b"pid %d %s\n" % (spare.pid, phases.said(phases.MARKS).encode()))
 
-    def _fork(
-        self, namespace: Optional[_Namespace], config: Json, workdir: str, fds: List[int]
-    ) -> int:
-        if namespace is not None:
-            sandbox.set_pid_namespace(namespace.fd)
-        try:
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - the solution's process
-                try:
-                    self._child(config, workdir, fds)
-                finally:
-                    os._exit(70)
-        finally:
-            if namespace is not None:
-                sandbox.set_pid_namespace(self.own)
-        return pid
+    def _hand(self, timeout: float, message: List[bytes], rights: List[Any]) -> _Spare:
+        """Send the spare where it is to be placed (one forked now if it has gone)."""
+        for _ in (1, 2):
+            self._fork_spare(timeout)
+            spare = self.spare
+            if spare is None:
+                break
+            try:
+                spare.control.sendmsg(message, rights)
+            except OSError:
+                self._drop_spare()  # gone, not yet reaped: a new one
+                continue
+            self.spare = None
+            spare.control.close()
+            return spare
+        raise OSError("no solution's process could be forked")
 
-    def _child(self, config: Json, workdir: str, fds: List[int]) -> None:  # pragma: no cover
-        """The solution's process places itself like its execution, then serves."""
-        answering, lifeline, status, out, err, network = fds
+    def _wait(self, control: socket.socket) -> None:  # pragma: no cover - the spare
+        """The spare: hold nothing of the placer's, then wait to be placed."""
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        del phases.MARKS[:]
-        held = [self.socket.fileno(), self.wake_r, self.wake_w, self.own, lifeline, status]
+        sandbox.die_with_parent(0 if self.sandboxed else self.placer_pid)
+        held = [self.socket.fileno(), self.wake_r, self.wake_w, self.own]
         for kept in self.kept.values():
             held += [kept.lifeline, kept.status]
             held += [kept.namespace.fd] if kept.namespace is not None else []
@@ -346,6 +376,22 @@ class _Placer:
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
+        try:
+            data, ancillary, _, _ = control.recvmsg(1 << 22, socket.CMSG_SPACE(8 * 4))
+        except OSError:
+            return
+        fds = _descriptors(ancillary)
+        if not data or len(fds) != 4:
+            return
+        control.close()
+        del phases.MARKS[:]
+        phases.mark("solution_placing")
+        self._child(json.loads(data.decode("utf-8")), fds)
+
+    def _child(self, config: Json, fds: List[int]) -> None:  # pragma: no cover
+        """The solution's process places itself like its execution, then serves."""
+        answering, out, err, network = fds
+        workdir = str(config["workdir"])
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(out, 1)
@@ -366,5 +412,12 @@ class _Placer:
         limit_memory(config.get("memory_mb"))
         os.setpgid(0, 0)  # kill(0, …) reaches only what the solution starts
         # a process whose parent is outside its pid namespace sees it as pid 0
-        parent = 0 if sandboxed else os.getppid()
+        parent = 0 if sandboxed else self.placer_pid
         main(answering, dict(config, parent=parent, proc_mounted=sandboxed))
+
+
+def _closed(control: socket.socket) -> bool:
+    """Whether the other end of ``control`` has gone."""
+    poller = select.poll()
+    poller.register(control.fileno(), select.POLLIN)
+    return any(event & (select.POLLHUP | select.POLLERR) for _, event in poller.poll(0))

@@ -193,9 +193,9 @@ def spared() -> list[int]:
 
 
 def next_execution() -> None:
-    """Tell the placer the worker's cgroups are empty: it makes the next solution's pid
-    namespace now, while the next execution starts (a namespace made before would have
-    been emptied with the cgroups)."""
+    """Tell the placer a guarded execution starts: it forks the solution's process now,
+    into a pid namespace made for it, while the execution's own process starts (made
+    after the worker emptied its cgroups of the execution before, it is not emptied)."""
     if TEMPLATE and PLACER:
         with contextlib.suppress(OSError):
             TEMPLATE[0].send(b"next", socket.MSG_DONTWAIT)

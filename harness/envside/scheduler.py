@@ -204,12 +204,14 @@ class Scheduler:
             problem = self.batch.problems[spec.problem]
             timeout = self.batch.timeout_of(spec)
             payload = self._payload(spec, problem, timeout, cgroups)
-            supervisor.run(index, payload, timeout, fresh=self._fresh_for(problem))
+            fresh = self._fresh_for(problem)
+            if payload["untrusted"] and not fresh:
+                resident.next_execution()  # its solution's process, forked ahead
+            supervisor.run(index, payload, timeout, fresh=fresh)
             # nothing of this execution may run on beside the next one
             for cgroup in cgroups:
                 sandbox.empty_cgroup(cgroup, keep=[os.getpid(), *resident.spared()])
             reap_strays()
-            resident.next_execution()
             if phases.ON:
                 phases.mark("emptied")
                 marks = set(phases.MARKS) | set(supervisor.marks)  # the child's copy of "start"
