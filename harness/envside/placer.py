@@ -2,16 +2,16 @@
 
 The *template* (``__main__.py template FD CONFIG``) is a new interpreter each zygote
 starts before any execution: it imports the library group's modules and never holds a
-batch or a check. For each worker of the zygote it forks one *placer*, which lives as
-long as the worker: it joins the worker's cgroups once (a cgroup v1 migration waits for
+batch or a check. For each worker that runs a guarded execution it forks one *placer*,
+which lives as long as the worker: it joins the worker's cgroups once (a cgroup v1 migration waits for
 an RCU grace period, ~10 ms, so it is not paid per execution), and then forks each
 solution's process the worker's executions ask for. So no solution's process ever holds
 the checker's memory, and each is born in its execution's cgroups.
 
-A solution's process is forked into a pid namespace of its own, made ready before it is
-asked for: its first process is a ``sleep`` (pid 1 there, which holds it open and ends
-by itself), made while the placer has nothing else to do (after the worker has emptied
-its cgroups of the execution before; ``resident.next_execution``). The process places
+A solution's process is forked ahead, as its guarded execution starts (after the worker
+has emptied its cgroups of the execution before; ``resident.next_execution``), into a
+pid namespace made for it, whose first process is a ``sleep`` (pid 1 there, which holds
+it open and ends by itself); it waits there to be told where it is placed. It places
 itself like its execution (the same working directory, hidden paths, limits, environment
 and standard streams; mount, network, IPC and UTS namespaces of its own, the network
 being the execution's; a ``/proc`` of its own pid namespace) before any of the

@@ -164,7 +164,7 @@ def start_placer(cgroups: list[str]) -> None:
             [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [theirs.fileno()]))],
         )
         theirs.close()
-        if select.select([mine], [], [], 60.0)[0]:
+        if select.select([mine], [], [], 300.0)[0]:
             said = mine.recv(64)
     except OSError:
         pass
@@ -192,10 +192,13 @@ def spared() -> list[int]:
     return list(PLACER)
 
 
-def next_execution() -> None:
-    """Tell the placer a guarded execution starts: it forks the solution's process now,
-    into a pid namespace made for it, while the execution's own process starts (made
-    after the worker emptied its cgroups of the execution before, it is not emptied)."""
+def next_execution(cgroups: list[str]) -> None:
+    """In a worker, as a guarded execution starts (after the worker emptied its cgroups
+    of the execution before): its placer (started now for the worker's first, and waited
+    for: the template may still be importing) forks the solution's process now, into a
+    pid namespace made for it, while the execution's own process starts."""
+    if TEMPLATE and not PLACER:
+        start_placer(cgroups)
     if TEMPLATE and PLACER:
         with contextlib.suppress(OSError):
             TEMPLATE[0].send(b"next", socket.MSG_DONTWAIT)

@@ -184,9 +184,6 @@ class Scheduler:
             cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 2)
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
-        # the guarded solutions' processes of this worker: forked by a placer in its
-        # cgroups (resident.start_placer), where the zygote has a template
-        resident.start_placer(cgroups)
         supervisor = Supervisor(
             reports.outcome,
             self.options.output_limit,
@@ -206,7 +203,9 @@ class Scheduler:
             payload = self._payload(spec, problem, timeout, cgroups)
             fresh = self._fresh_for(problem)
             if payload["untrusted"] and not fresh:
-                resident.next_execution()  # its solution's process, forked ahead
+                # its solution's process, forked ahead by this worker's placer in its
+                # cgroups (started for the first), where the zygote has a template
+                resident.next_execution(cgroups)
             supervisor.run(index, payload, timeout, fresh=fresh)
             # nothing of this execution may run on beside the next one
             for cgroup in cgroups:
