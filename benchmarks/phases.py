@@ -51,8 +51,8 @@ CONFIGS = {
 # the phases in the order an execution passes them (each named by the mark that ends it)
 ORDER = (
     "forked", "reseeded", "sandboxed", "prepared", "program", "guard", "pickled",
-    "keeper", "keeper_cgroups", "keeper_sandboxed", "keeper_namespace", "keeper_forked",
-    "placed", "sent", "solution_ready", "solution_loaded", "solution_ran",
+    "placer", "placer_forked",
+    "placed", "sent", "solution_placing", "solution_placed", "solution_ready", "solution_loaded", "solution_ran",
     "solution_packed", "answered", "admitted", "checked", "reported", "exited",
     "released", "emitted", "emptied",
 )  # fmt: skip

@@ -506,7 +506,7 @@ WHO_STARTED_IT = textwrap.dedent("""
 
 
 def test_the_solutions_process_never_comes_from_its_checker(tmp_path: Path, isolation: str) -> None:
-    # zygote mode: the keeper, a fork of the template (a new interpreter that imported
+    # zygote mode: the placer, a fork of the template (a new interpreter that imported
     # the group's libraries and never held the batch); fresh mode: the checker started a
     # new interpreter, so its parent is the checker (``exec``), whose memory it lacks
     solution = (

@@ -75,27 +75,33 @@ def test_solution_lines_are_recognised_in_what_the_check_executes() -> None:
     assert not apart._holds_solution(compile("result = x + 1", "<c>", "exec"))
 
 
-def test_the_template_runs_solutions_only_in_an_executions_working_directory(
+def test_the_placer_runs_solutions_only_in_an_executions_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A request comes from a checker's process, where a solution may have run (beside a
-    # TensorFlow check) and could write its own: the template keeps what the zygote told
-    # it, and a working directory that is no execution's gets no process.
+    # TensorFlow check) and could write its own: the placer keeps what the zygote told
+    # the template, and a working directory that is no execution's gets no process.
     root = tmp_path / "tmp"
     (root / "harness_exec_1").mkdir(parents=True)
     place = {"sandboxed": False, "hide": [], "memory_mb": None, "workdirs": str(root)}
     resident.start_template([], place)
+    template = resident.TEMPLATE[0].dup()  # as the zygote keeps it while its workers run
     try:
+        resident.start_placer([])  # as a worker asks for its own
+        assert resident.PLACER and resident.TEMPLATE[0].fileno() != template.fileno()
+        assert resident.spared() == resident.PLACER
         config = {"parent": os.getpid(), "sandboxed": False, "fsize_mb": 64, "nproc": 0}
         solutions = resident.Resident(sandboxed=False, limits={}, place={}, warnings=False)
         monkeypatch.chdir(tmp_path)  # not under the template's directory
         assert solutions._from_template(dict(config, warnings=False)) is None
         assert resident.TEMPLATE == []  # refused once, it is not asked again
 
-        resident.start_template([], place)
+        resident.TEMPLATE[:] = [template.dup()]
+        resident.start_placer([])
         monkeypatch.chdir(root / "harness_exec_1")
         process = solutions._from_template(dict(config, warnings=False))
         assert process is not None
         process.let_go()
     finally:
         resident.drop_template()
+        template.close()

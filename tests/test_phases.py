@@ -77,7 +77,7 @@ def test_timing_is_off_by_default_and_changes_no_outcome(tmp_path: Path) -> None
     assert untimed["status"] == timed["status"] == "pass"
     assert "phases" not in timed  # the marks go to the file, not into the outcome
     seen = names(marks)
-    for name in ("start", "forked", "keeper", "placed", "solution_ran", "admitted", "emptied"):
+    for name in ("start", "forked", "placer", "placed", "solution_ran", "admitted", "emptied"):
         assert name in seen, (name, seen)
     assert "replaced" not in seen
 
@@ -94,5 +94,5 @@ def test_a_process_asked_for_early_is_replaced_when_the_environment_changed(
 
 
 def test_marks_said_by_another_process_are_read_back() -> None:
-    said = phases.said([("keeper", 12.5), ("keeper_forked", 12.75)])
-    assert phases.stamps("pid 7 " + said) == [("keeper", 12.5), ("keeper_forked", 12.75)]
+    said = phases.said([("placer", 12.5), ("placer_forked", 12.75)])
+    assert phases.stamps("pid 7 " + said) == [("placer", 12.5), ("placer_forked", 12.75)]

@@ -46,9 +46,9 @@ def main(argv: list[str]) -> int:
         solution.main(int(argv[2]), json.loads(argv[3]))
         return 0
     if command == "template":
-        from . import solution
+        from . import placer
 
-        solution.template_main(int(argv[2]), json.loads(argv[3]))
+        placer.template_main(int(argv[2]), json.loads(argv[3]))
         return 0
     if command in ("run", "floor", "capture") and not in_child_environment():
         # the host's harness process: if it dies, so does this runner and all below it

@@ -33,7 +33,7 @@ def begin() -> None:
 
 
 def stamps(text: str) -> List[Tuple[str, float]]:
-    """Marks another process said as ``name=seconds`` words (the keeper's status line);
+    """Marks another process said as ``name=seconds`` words (the placer's status line);
     anything else in ``text`` is skipped."""
     found = []
     for word in text.split():

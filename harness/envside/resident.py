@@ -2,10 +2,10 @@
 
 Started the first time the check runs the solution, it stays for the check's next runs
 (DS-1000 checks run the solution once per test case) and answers requests until the guard
-lets it go. It never held the checker's memory: in zygote mode the zygote's *template*
-forks it (``solution.template_main``: a new interpreter that imported the library group
-and never held a batch or a check) and a keeper places it like its execution; otherwise
-the checker spawns a new interpreter (``solution.main``) in the solutions' pid namespace
+lets it go. It never held the checker's memory: in zygote mode the worker's placer forks
+it (``placer``: a fork of the zygote's *template*, a new interpreter that imported the
+library group and never held a batch or a check), and it places itself like its
+execution; otherwise the checker spawns a new interpreter (``solution.main``) in the solutions' pid namespace
 (``SolutionNamespace``). Either way the checker cannot be signalled or traced from it,
 and a process that ends without a whole report ends the execution the same way.
 """
@@ -17,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -49,8 +50,8 @@ class _Started:
     ) -> None:
         self.pid = pid
         self.requests = requests
-        # Started from the template, it is not this process's child: its keeper ends it
-        # when ``lifeline`` closes, and says on ``status`` how it ended.
+        # Started by a placer, it is not this process's child: the placer ends it when
+        # ``lifeline`` closes, and says on ``status`` how it ended.
         self.lifeline = lifeline
         self.status = status
 
@@ -65,7 +66,7 @@ class _Started:
         for line in self.status:
             if line.startswith(b"status "):
                 return int(line.split()[1])
-        return signal.SIGKILL  # its keeper went without a word: as if killed
+        return signal.SIGKILL  # its placer went without a word: as if killed
 
     def let_go(self) -> None:
         self.requests.close()
@@ -79,7 +80,7 @@ class _Started:
 
 
 class _Pending:
-    """A solution's process asked of the template, until its keeper says its pid."""
+    """A solution's process asked of the placer, until it says its pid."""
 
     def __init__(
         self, message: Json, asking: socket.socket, lifeline: int, status: BinaryIO, sent: bool
@@ -91,7 +92,7 @@ class _Pending:
         self.sent = sent
 
     def started(self) -> _Started | None:
-        """The process, once its keeper has placed it; None if the template cannot
+        """The process, once the placer has started it; None if the placer cannot
         start one (then new interpreters are started instead, from now on)."""
         line = self.status.readline() if self.sent else b""
         if phases.ON:
@@ -104,16 +105,18 @@ class _Pending:
         return _Started(int(line.split()[1]), self.asking, self.lifeline, self.status)
 
     def let_go(self) -> None:
-        """Not wanted after all: its keeper ends it when the lifeline closes."""
+        """Not wanted after all: the placer ends it when the lifeline closes."""
         self.asking.close()
         os.close(self.lifeline)
         self.status.close()
 
 
-# The solution processes' template of this library group (solution.template_main), where
-# the zygote started one: a new interpreter with the group's libraries imported, which
-# never held a batch or a check, and forks each solution's process on request.
+# Where the solution processes come from (``placer``): in a zygote, the template of its
+# library group, a new interpreter with the group's libraries imported, which never held
+# a batch or a check; in a worker (and the executions it forks), the worker's placer, a
+# fork of the template that forks each solution's process on request.
 TEMPLATE: list[socket.socket] = []
+PLACER: list[int] = []  # the worker's placer's pid, spared when the worker empties its cgroups
 
 
 def start_template(modules: list[str], place: Json) -> None:
@@ -127,7 +130,7 @@ def start_template(modules: list[str], place: Json) -> None:
     fd = theirs.fileno()
     config = dict(place, parent=os.getpid(), modules=modules)
     argv = [sys.executable, "-s", LAUNCHER, "template", str(fd), json.dumps(config)]
-    actions = [a for a in _no_descriptors() if a[:2] != (os.POSIX_SPAWN_CLOSE, fd)]
+    actions = [a for a in no_descriptors() if a[:2] != (os.POSIX_SPAWN_CLOSE, fd)]
     os.set_inheritable(fd, True)
     try:
         os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions)
@@ -142,6 +145,63 @@ def drop_template() -> None:
     for template in TEMPLATE:
         template.close()
     del TEMPLATE[:]
+    del PLACER[:]
+
+
+def start_placer(cgroups: list[str]) -> None:
+    """In a worker: have the template fork this worker's placer, which joins ``cgroups``
+    (so that the solutions' processes it forks are born in them) and forks each
+    solution's process this worker's executions ask for; from now on they ask it, and
+    not the template (which this worker no longer reaches). Without a template, or if it
+    cannot, new interpreters are started instead."""
+    if not TEMPLATE:
+        return
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    said = b""
+    try:
+        TEMPLATE[0].sendmsg(
+            [json.dumps({"cgroups": cgroups}).encode("utf-8")],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [theirs.fileno()]))],
+        )
+        theirs.close()
+        if select.select([mine], [], [], 300.0)[0]:
+            said = mine.recv(64)
+    except OSError:
+        pass
+    finally:
+        theirs.close()
+    drop_template()
+    if not said.startswith(b"pid "):
+        mine.close()
+        return
+    TEMPLATE[:] = [mine]
+    PLACER[:] = [int(said.split()[1])]
+
+
+def spared() -> list[int]:
+    """The placer's pid while it lives (its socket still open at its end): the worker's
+    emptying of its cgroups after each execution must not kill it. A pid whose process
+    has gone may be another's, so a placer gone is spared no more."""
+    if not TEMPLATE or not PLACER:
+        return []
+    poller = select.poll()
+    poller.register(TEMPLATE[0].fileno(), select.POLLIN)
+    if any(event & (select.POLLHUP | select.POLLERR) for _, event in poller.poll(0)):
+        drop_template()
+        return []
+    return list(PLACER)
+
+
+def next_execution(cgroups: list[str]) -> None:
+    """In a worker, as a guarded execution starts (after the worker emptied its cgroups
+    of the execution before): its placer (started now for the worker's first, and waited
+    for: the template may still be importing) forks the solution's process now, into a
+    pid namespace made for it, while the execution's own process starts."""
+    if TEMPLATE and not PLACER:
+        start_placer(cgroups)
+    if TEMPLATE and PLACER:
+        with contextlib.suppress(OSError):
+            TEMPLATE[0].send(b"next", socket.MSG_DONTWAIT)
 
 
 class SolutionNamespace:
@@ -167,7 +227,7 @@ class SolutionNamespace:
         self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         sandbox.unshare_pid()
         try:
-            self.init = os.posix_spawn(*_sleeper(lifetime), {}, file_actions=_no_descriptors())
+            self.init = os.posix_spawn(*sleeper(lifetime), {}, file_actions=no_descriptors())
             self.solutions = os.open("/proc/%d/ns/pid" % self.init, os.O_RDONLY | os.O_CLOEXEC)
         finally:
             sandbox.set_pid_namespace(self.own)
@@ -184,7 +244,7 @@ class SolutionNamespace:
 _NAMESPACE: list[SolutionNamespace] = []  # this execution's, once made
 
 
-def _sleeper(lifetime: float) -> tuple[str, list[str]]:
+def sleeper(lifetime: float) -> tuple[str, list[str]]:
     seconds = str(int(lifetime) + 30)
     sleeper = shutil.which("sleep") or "/bin/sleep"
     if os.path.exists(sleeper):
@@ -206,7 +266,7 @@ def _inherited(keep: int = -1) -> list[int]:
     return found
 
 
-def _no_descriptors() -> list[Any]:
+def no_descriptors() -> list[Any]:
     """None of this process's descriptors for a process it spawns (the sleeper)."""
     actions: list[Any] = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -233,11 +293,11 @@ class Resident:
     def __init__(self, sandboxed: bool, limits: Json, place: Json, warnings: bool) -> None:
         self.sandboxed = sandboxed
         self.limits = limits
-        # where the execution lives, for a process started from the template
+        # where the execution lives, for a process started by the placer
         self.place = place
         self.warnings = warnings  # whether the process records the solution's warnings
         self._process: _Started | None = None
-        self._pending: _Pending | None = None  # asked of the template, not yet waited for
+        self._pending: _Pending | None = None  # asked of the placer, not yet waited for
         self._nproc = 0
 
     def ask(
@@ -286,7 +346,7 @@ class Resident:
             self._crashed()
 
     def prestart(self) -> None:
-        """Have the template start the solution's process now, while the check computes
+        """Have the placer start the solution's process now, while the check computes
         what it will give it: the first run then finds it placed and waiting. Started as
         the execution stands now; if its working directory or environment has changed by
         the first run, that run starts another (``_start``)."""
@@ -308,7 +368,7 @@ class Resident:
         }
 
     def _start(self) -> _Started:
-        """Start the solution's process: forked by the template where there is one, else
+        """Start the solution's process: forked by the placer where there is one, else
         a new interpreter (``solution.py``) born in the solutions' pid namespace, with
         the request socket and the standard streams as its only descriptors."""
         config = self._config()
@@ -346,26 +406,25 @@ class Resident:
         return _Started(pid, asking)
 
     def _message(self, config: Json) -> Json:
-        """What the template's keeper is told: where the execution lives, as it is now."""
+        """What the placer is told: where the execution lives, as it is now."""
         return dict(
             config,
             workdir=os.getcwd(),
             hide=self.place.get("hide") or [],
             memory_mb=self.place.get("memory_mb"),
-            cgroups=self.place.get("cgroups") or [],
             environ=dict(os.environ),
             timeout=float(self.limits.get("timeout", 120)),
         )
 
     def _from_template(self, config: Json) -> _Started | None:
-        """The solution's process forked by the template, placed and waiting; None if the
-        template cannot (then a new interpreter is started instead)."""
+        """The solution's process forked by the placer, placed and waiting; None if the
+        placer cannot (then a new interpreter is started instead)."""
         return self._to_template(config).started()
 
     def _to_template(self, config: Json) -> _Pending:
-        """Ask the template for the solution's process, placed by its keeper in a sandbox
-        like this execution's: its working directory, hidden paths, cgroups, limits,
-        environment and standard streams (``_Pending.started`` waits for it)."""
+        """Ask the placer for the solution's process, placed in a sandbox like this
+        execution's: its working directory, hidden paths, cgroups, limits, environment
+        and standard streams (``_Pending.started`` waits for it)."""
         message = self._message(config)
         asking, answering = socket.socketpair()
         lifeline_r, lifeline_w = os.pipe()

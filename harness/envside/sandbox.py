@@ -16,7 +16,7 @@ import os
 import platform
 import signal
 import sys
-from typing import Any
+from typing import Any, Sequence
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -127,9 +127,11 @@ def enter(
     shm_mb: int = 256,
     tmp_mb: int = 256,
     network: int = -1,
+    own_proc: bool = False,
 ) -> None:
     """Put this process in its own mount, network, IPC and UTS namespaces, with a
-    read-only filesystem but ``workdir``, a private empty /tmp and a private /dev/shm.
+    read-only filesystem but ``workdir``, a private empty /tmp and a private /dev/shm
+    (``own_proc``: and a /proc of its own pid namespace, as ``own_proc`` mounts).
 
     ``hide`` names files and directories the execution must not even read (the problems
     with their reference solutions, the results of other runs): each is covered by an
@@ -142,18 +144,14 @@ def enter(
     )
     joined = network >= 0 and libc().setns(network, CLONE_NEWNET) == 0
     flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (0 if joined else CLONE_NEWNET)
-    uid, gid = os.getuid(), os.getgid()
+    uid = os.getuid()
+    # root of the machine, not of a user namespace made for this process's parent (a
+    # placer's, where the devices below could not be made)
+    machine_root = uid == 0 and not _in_user_namespace()
     if uid != 0:
-        flags |= CLONE_NEWUSER
-    _check(libc().unshare(flags), "unshare")
-    if uid != 0:
-        # Become root inside the new user namespace, mapped to ourselves outside.
-        with open("/proc/self/setgroups", "w") as fh:
-            fh.write("deny")
-        with open("/proc/self/uid_map", "w") as fh:
-            fh.write("0 %d 1" % uid)
-        with open("/proc/self/gid_map", "w") as fh:
-            fh.write("0 %d 1" % gid)
+        user_namespace(flags)
+    else:
+        _check(libc().unshare(flags), "unshare")
     if not joined:
         with contextlib.suppress(OSError):
             _loopback_up()
@@ -162,6 +160,8 @@ def enter(
     _mount("/", "/", None, MS_BIND | MS_REC)
     os.chdir("/")
     os.chroot(".")
+    if own_proc:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     for directory in directories:
         _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for path in files:
@@ -181,11 +181,33 @@ def enter(
         with contextlib.suppress(SandboxError):
             _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
     _protect_proc()
-    if uid == 0:
+    if machine_root:
         _minimal_dev()
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
+
+
+def user_namespace(flags: int = 0) -> None:
+    """Become root in a new user namespace (with ``flags``' other namespaces), mapped to
+    ourselves outside: what an unprivileged process may make namespaces through."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(libc().unshare(CLONE_NEWUSER | flags), "unshare")
+    with open("/proc/self/setgroups", "w") as fh:
+        fh.write("deny")
+    with open("/proc/self/uid_map", "w") as fh:
+        fh.write("0 %d 1" % uid)
+    with open("/proc/self/gid_map", "w") as fh:
+        fh.write("0 %d 1" % gid)
+
+
+def _in_user_namespace() -> bool:
+    """Whether this process is in a user namespace below the machine's."""
+    try:
+        with open("/proc/self/uid_map") as fh:
+            return fh.read().split() != ["0", "0", "4294967295"]
+    except OSError:
+        return False
 
 
 def cover_tmp(workdir: str, tmp_mb: int = 256) -> None:
@@ -458,15 +480,16 @@ def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
     return removed
 
 
-def empty_cgroup(path: str, keep: int) -> None:
-    """Kill every process of the cgroup but ``keep``, and wait (briefly) until they are gone."""
+def empty_cgroup(path: str, keep: Sequence[int]) -> None:
+    """Kill every process of the cgroup but those in ``keep``, and wait (briefly) until
+    they are gone."""
     import time
 
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         try:
             with open(os.path.join(path, "cgroup.procs")) as fh:
-                pids = [int(p) for p in fh.read().split() if int(p) != keep]
+                pids = [int(p) for p in fh.read().split() if int(p) not in keep]
         except OSError:
             return
         if not pids:

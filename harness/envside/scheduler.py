@@ -180,8 +180,8 @@ class Scheduler:
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
         if self.task_cap == "cgroup":
-            # the worker itself is one task of its cgroup
-            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 1)
+            # the worker itself is one task of its cgroup, and its placer another
+            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 2)
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
         supervisor = Supervisor(
@@ -201,10 +201,15 @@ class Scheduler:
             problem = self.batch.problems[spec.problem]
             timeout = self.batch.timeout_of(spec)
             payload = self._payload(spec, problem, timeout, cgroups)
-            supervisor.run(index, payload, timeout, fresh=self._fresh_for(problem))
+            fresh = self._fresh_for(problem)
+            if payload["untrusted"] and not fresh:
+                # its solution's process, forked ahead by this worker's placer in its
+                # cgroups (started for the first), where the zygote has a template
+                resident.next_execution(cgroups)
+            supervisor.run(index, payload, timeout, fresh=fresh)
             # nothing of this execution may run on beside the next one
             for cgroup in cgroups:
-                sandbox.empty_cgroup(cgroup, keep=os.getpid())
+                sandbox.empty_cgroup(cgroup, keep=[os.getpid(), *resident.spared()])
             reap_strays()
             if phases.ON:
                 phases.mark("emptied")

@@ -2,8 +2,9 @@
 
 It never holds the checker's memory. In zygote mode a *template* (``__main__.py template
 FD CONFIG``), a new interpreter each zygote starts before any execution, imports the
-group's libraries and forks it on the checker's request; a keeper forked with it places
-it like the execution (sandbox, cgroups, limits, standard streams) and ends it. Otherwise
+group's libraries and forks a placer per worker, which forks it on the checker's request
+and ends it; it places itself like the execution (sandbox, limits, standard streams) and
+is born in the execution's cgroups (``placer``). Otherwise
 the checker starts it as a new interpreter (``__main__.py solution FD CONFIG``), which
 inherits the checker's sandbox. Never a fork of the checker: that would hold the check's code, its expected values and the batch with every
 reference, and a solution that reads its own memory raw (ctypes, ``libc.read`` of
@@ -18,17 +19,12 @@ the code assigned (``transport``), then waits for the check's next run.
 
 from __future__ import annotations
 
-import array
 import builtins
 import contextlib
-import gc
 import importlib
-import json
 import os
 import random
 import re
-import select
-import signal
 import socket
 import sys
 import tempfile
@@ -44,13 +40,11 @@ from . import (
     crossing_lending,
     crossing_pyplot,
     phases,
-    resident,
     sandbox,
     transport,
     wire,
 )
-from .execution import WarningRecorder, limit_memory
-from .zygote import preload, warm_pyplot
+from .execution import WarningRecorder
 
 if TYPE_CHECKING:
     from .protocol import Json
@@ -101,7 +95,8 @@ def main(fd: int, config: Json) -> None:
             # a new interpreter the checker started shares its mounts: the checker's /tmp
             # (where a check keeps its test files) is covered by one of this process's own
             sandbox.cover_tmp(str(config.get("cover_tmp")))
-        sandbox.own_proc()
+        if not config.get("proc_mounted"):
+            sandbox.own_proc()  # (a placer's child mounted it as it entered its sandbox)
         sandbox.drop_privileges()
         sandbox.undumpable()
         sandbox.limit(int(config.get("fsize_mb", 1024)), int(config.get("nproc", 0)))
@@ -116,7 +111,6 @@ def main(fd: int, config: Json) -> None:
     channel.serve = lambda request, report_fd: _serve_one(request, report_fd, recorder)
     crossing_pyplot.SHIPPED.clear()
     arm_audit()
-    del phases.MARKS[:]  # the keeper's, said already
     phases.mark("solution_ready")
     try:
         while True:
@@ -452,141 +446,3 @@ def _run(
         with contextlib.suppress(BaseException):
             stream.flush()
     return report, blobs
-
-
-# -- the template: solution processes with the libraries already imported -------------------
-
-
-def template_main(fd: int, config: Json) -> None:
-    """``__main__.py template FD CONFIG``: import the library group's modules, then fork a
-    solution's process for each request on the socket ``fd`` until every checker and the
-    zygote have closed it.
-
-    A new interpreter, started by the zygote before any execution: it never held the
-    batch or a check, so neither do the processes it forks. What a request carries is
-    where the execution lives (its working directory, hidden paths, cgroups, limits,
-    environment) and the descriptors the solution's process needs.
-    """
-    sandbox.die_with_parent(int(config.get("parent", 0)))
-    preload([str(m) for m in config.get("modules", [])])
-    warm_pyplot()
-    gc.collect()
-    gc.freeze()  # pages the children share are left alone by their cycle collectors
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its children reap themselves
-    template = socket.socket(fileno=fd)
-    me = os.getpid()
-    while True:
-        try:
-            data, ancillary, _, _ = template.recvmsg(1 << 22, socket.CMSG_SPACE(8 * 4))
-        except InterruptedError:
-            continue
-        if not data:
-            break
-        fds = array.array("i")
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
-        if len(fds) == 6:
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
-            if os.fork() == 0:  # pragma: no cover - the keeper
-                try:
-                    template.close()
-                    _keep(json.loads(data.decode("utf-8")), list(fds), me, config)
-                finally:
-                    os._exit(70)
-        for received in fds:
-            os.close(received)
-    os._exit(0)
-
-
-def _join(config: Json, out: int, err: int) -> None:
-    """The keeper takes the execution's standard streams, environment and cgroups."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out, 1)
-    os.dup2(err, 2)
-    for fd in (devnull, out, err):
-        os.close(fd)
-    os.environ.clear()
-    os.environ.update({str(k): str(v) for k, v in dict(config.get("environ") or {}).items()})
-    for named in config.get("cgroups") or []:
-        cgroup = os.path.realpath(str(named))
-        if cgroup.startswith("/sys/fs/cgroup/") and os.path.basename(cgroup).startswith("harness-"):
-            with contextlib.suppress(OSError):
-                sandbox.join_cgroup(cgroup)
-    phases.mark("keeper_cgroups")
-
-
-def _keep(request: Json, fds: list[int], template: int, trusted: Json) -> None:
-    """The keeper: place itself like the execution (sandbox, cgroups, limits), fork the
-    solution's process into a pid namespace of its own, say its pid, and end it — with
-    everything it started — when the checker closes the lifeline or goes; say how it ended."""
-    answering, lifeline, status, out, err, network = fds
-    phases.mark("keeper")
-    sandbox.die_with_parent(template)
-    # What the zygote told the template wins over what the request says (start_template).
-    config = dict(request, **{k: trusted.get(k) for k in ("sandboxed", "hide", "memory_mb")})
-    workdir = os.path.realpath(str(config.get("workdir", "")))
-    if os.path.dirname(workdir) != trusted.get("workdirs") or not os.path.basename(
-        workdir
-    ).startswith("harness_exec_"):
-        return  # not an execution's working directory: no process, and the checker is told
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    _join(config, out, err)
-    sandboxed = bool(config.get("sandboxed"))
-    if sandboxed:
-        sandbox.enter(workdir, list(config.get("hide") or []), network=network)
-    else:
-        os.chdir(workdir)
-    phases.mark("keeper_sandboxed")
-    tempfile.tempdir = workdir
-    limit_memory(config.get("memory_mb"))
-    namespace = resident.SolutionNamespace(float(config.get("timeout", 120))) if sandboxed else None
-    phases.mark("keeper_namespace")
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    signal.set_wakeup_fd(wake_w)
-    if namespace is not None:
-        namespace.enter()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the solution's process
-        try:
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            for fd in (lifeline, status, wake_r, wake_w, network):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            os.setpgid(0, 0)  # kill(0, …) reaches only what the solution starts
-            # a process whose parent is outside its pid namespace sees it as pid 0
-            main(answering, dict(config, parent=0 if sandboxed else os.getppid()))
-        finally:
-            os._exit(70)
-    if namespace is not None:
-        namespace.leave()
-    os.close(answering)
-    phases.mark("keeper_forked")
-    with contextlib.suppress(OSError):
-        os.write(status, b"pid %d %s\n" % (pid, phases.said(phases.MARKS).encode()))
-    poller = select.poll()
-    poller.register(lifeline, select.POLLIN)
-    poller.register(wake_r, select.POLLIN)
-    ended = None
-    while ended is None:
-        done, wait_status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            ended = wait_status
-            break
-        if any(fd == lifeline for fd, _ in poller.poll()):
-            # the checker is done with it, or gone: it ends, with all it started
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            ended = os.waitpid(pid, 0)[1]
-        with contextlib.suppress(OSError):
-            os.read(wake_r, 512)
-    if namespace is not None:
-        with contextlib.suppress(OSError):
-            os.kill(namespace.init, signal.SIGKILL)  # and with it all in its namespace
-    with contextlib.suppress(OSError):
-        os.write(status, b"status %d\n" % ended)
