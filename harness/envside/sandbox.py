@@ -16,7 +16,7 @@ import os
 import platform
 import signal
 import sys
-from typing import Any
+from typing import Any, Sequence
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -343,7 +343,14 @@ def drop_privileges() -> None:
 
 
 def warm() -> None:
-    """Look up, once, what every execution's sandbox needs, so that forks inherit it."""
+    """Look up, once, what every execution's sandbox needs, so that forks inherit it
+    (and import it: each child would otherwise import it again)."""
+    import encodings.unicode_escape  # noqa: F401 - _mount_points decodes with it
+    import fcntl  # noqa: F401 - _loopback_up
+    import resource  # noqa: F401 - limits
+    import socket  # noqa: F401
+    import struct  # noqa: F401
+
     libc()
     _last_capability()
     platform.machine()
@@ -458,7 +465,7 @@ def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
     return removed
 
 
-def empty_cgroup(path: str, keep: int) -> None:
+def empty_cgroup(path: str, keep: Sequence[int]) -> None:
     """Kill every process of the cgroup but ``keep``, and wait (briefly) until they are gone."""
     import time
 
@@ -466,7 +473,7 @@ def empty_cgroup(path: str, keep: int) -> None:
     while time.monotonic() < deadline:
         try:
             with open(os.path.join(path, "cgroup.procs")) as fh:
-                pids = [int(p) for p in fh.read().split() if int(p) != keep]
+                pids = [int(p) for p in fh.read().split() if int(p) not in keep]
         except OSError:
             return
         if not pids:
