@@ -1,8 +1,9 @@
 """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends.
 
-In zygote mode the executions are grouped by their problem's library and by which of the
-``APART`` libraries they need; each group gets a zygote of its own that preloads what that
-group's problems import and forks one child per execution. In fresh mode (or for libraries
+In zygote mode the executions are grouped by which of the ``APART`` libraries they need
+and, those that need none, by their problem's library; each group gets a zygote of its own
+that preloads what that group's problems import (while the group before it runs) and
+forks one child per execution. In fresh mode (or for libraries
 that do not survive a fork) each execution gets a brand-new interpreter. Either way every
 execution has its own process group, working directory, time limit and sandbox: the
 worker pool (``pool``) runs them, each worker one at a time (``supervisor``).
@@ -21,7 +22,7 @@ from typing import List, NamedTuple, Tuple
 
 from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
-from .pool import WORK, Reports, cgroup_name, drain
+from .pool import WORK, Reports, cgroup_name, drain, work_waiting
 from .processes import child_environment, fork, reap_strays
 from .protocol import (
     CRASH,
@@ -208,6 +209,7 @@ class Scheduler:
                 "hide": self.hide,
                 "memory_mb": self.options.memory_mb,
             },
+            more=lambda: work_waiting(work_r),
         )
         while True:
             number = read_exactly(lambda size: os.read(work_r, size), WORK.size)

@@ -201,6 +201,7 @@ class Supervisor:
         close: Sequence[int] = (),
         cover: Sequence[int] = (),
         place: Json | None = None,
+        more: Callable[[], bool] = lambda: True,
     ) -> None:
         self.emit = emit
         self.output_limit = output_limit
@@ -208,6 +209,7 @@ class Supervisor:
         self.close = list(close)
         self.cover = list(cover)
         self.place = place
+        self.more = more  # whether another execution may follow (else no spare is made)
         self.spare: _Spare | None = None
         self._removals: list[str] = []  # ended executions' working directories
         # what the last execution's process marked (phases.py), when timing is on
@@ -230,7 +232,7 @@ class Supervisor:
             child = self._spawn_fresh(payload, tempfile.mkdtemp(prefix="harness_exec_"), timeout)
         else:
             child = self._hand(payload, timeout)
-            if self.place is not None:
+            if self.place is not None and self.more():
                 self.spare = self._make_spare(busy=child.descriptors())  # while it runs
         self._remove_workdirs()
         while not self._step(child):
