@@ -82,7 +82,7 @@ def main() -> int:
     parser.add_argument(
         "--before",
         help="the env side of another checkout (its harness/envside/__main__.py): its zygote "
-        "mode runs too, as 'before', after the others",
+        "mode runs too, as 'before', taking turns with the others",
     )
     args = parser.parse_args()
 
@@ -109,11 +109,15 @@ def main() -> int:
         chosen = chosen[: args.limit] if args.limit else chosen
         executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
         modes = [*args.modes, *(["before"] if args.before else [])]
-        for jobs in args.jobs:
-            results = {
+        for turn, jobs in enumerate(args.jobs):
+            # the modes take turns: who goes first rotates from one -j to the next, so that
+            # a machine getting busier or quieter does not favour one mode throughout
+            order = modes[turn % len(modes) :] + modes[: turn % len(modes)]
+            ran = {
                 mode: run_mode(env.python_exe, executions, mode, jobs, args.before or "")
-                for mode in modes
+                for mode in order
             }
+            results = {mode: ran[mode] for mode in modes}
             raw[f"{name}-j{jobs}"] = {
                 m: {"wall": w, "outcomes": o} for m, (w, o) in results.items()
             }

@@ -1,7 +1,8 @@
-"""The process made ahead for an execution (the supervisor's spare): an execution that
-ends it does not cost the next one its run, and none outlives the batch.
+"""An execution's process made ahead (the supervisor's spare, made when it is given a
+``place``; the scheduler does not ask for them, measured slower): one that an execution
+ends is replaced, and no working directory outlives a batch.
 
-Nothing here times anything; the zygote mode (where spares are made) only.
+Nothing here times anything.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from harness.envs.build import ENVSIDE
 from harness.envside import protocol
+from harness.envside.protocol import Record
+from harness.envside.supervisor import Supervisor
 
 # A trusted check that SIGKILLs every other child of its worker (the spare made for the
 # next execution, waiting in its sandbox), then passes.
@@ -78,3 +81,24 @@ def test_every_working_directory_is_removed_spares_included(tmp_path: Path) -> N
     check = "def test_execution(solution):\n    ns = {}\n    exec(solution, ns)\n    assert ns['result'] == 3\n"
     outcomes = run(tmp_path, check, 5)
     assert [o["status"] for o in outcomes] == ["pass"] * 5, outcomes
+
+
+def test_a_spare_an_execution_killed_is_replaced(tmp_path: Path) -> None:
+    """Spares made ahead (a supervisor given a place), each execution killing the one made
+    for the next: without the check and replacement, that one would be a crash."""
+    records: list[Record] = []
+    supervisor = Supervisor(
+        lambda index, record: records.append(record),
+        10_000,
+        dict(os.environ),
+        place={"sandboxed": False, "hide": [], "memory_mb": None},
+    )
+    payload = {"context": KILLS_SIBLINGS, "solution": "result = 1 + 2", "untrusted": False}
+    try:
+        for index in range(3):
+            supervisor.run(index, dict(payload), 30.0, fresh=False)
+            assert supervisor.keep(), "a spare is made while an execution runs"
+    finally:
+        supervisor.finish()
+    assert [r.status for r in records] == ["pass"] * 3, records
+    assert supervisor.keep() == []

@@ -22,7 +22,7 @@ from typing import List, NamedTuple, Tuple
 
 from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
-from .pool import WORK, Reports, cgroup_name, drain, work_waiting
+from .pool import WORK, Reports, cgroup_name, drain
 from .processes import child_environment, fork, reap_strays
 from .protocol import (
     CRASH,
@@ -193,8 +193,8 @@ class Scheduler:
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
         if self.task_cap == "cgroup":
-            # the worker itself is one task of its cgroup, and the next execution's
-            # process, made while one runs (supervisor: the spare), another
+            # the worker itself is one task of its cgroup (and a spare, when the supervisor
+            # makes them ahead, another)
             cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 2)
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
@@ -204,12 +204,9 @@ class Scheduler:
             self.env,
             close=[work_r],
             cover=[self.protocol_fd, reports.fd],
-            place={
-                "sandboxed": self.sandbox_reason is None,
-                "hide": self.hide,
-                "memory_mb": self.options.memory_mb,
-            },
-            more=lambda: work_waiting(work_r),
+            # No ``place``: each execution's process is forked as it starts. Made ahead
+            # (spares, while the execution before runs) they were measured slower on two
+            # cores, where they compete with that execution (BENCHMARKS.md, issue #31).
         )
         while True:
             number = read_exactly(lambda size: os.read(work_r, size), WORK.size)

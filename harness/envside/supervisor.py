@@ -6,13 +6,12 @@ directory of its own, and reports on a pipe of its own. It is watched until it h
 reported and gone, or until its time limit, when it and everything in its process group
 are killed; its output is kept, head and tail, for a failure's record.
 
-A forked execution's process is made ahead (a *spare*): while one execution runs, its
-worker forks the next one's process, which enters its sandbox, reseeds and waits for its
-program on a pipe. Fork, sandbox and reseeding are then off the execution's clock and its
-critical path. The spare is a fork of the same worker that would fork it at the
-execution's start, and holds what it would then: nothing of the execution before it. Its
-clock (time limit, duration) starts when it is handed its program. The worker learns
-that an execution's process ended from a pidfd (where Python has one), not a poll.
+A forked execution's process enters its sandbox, reseeds and then reads its program from a
+pipe; its clock (time limit, duration) starts when it is handed it. Given a ``place``
+common to all executions, the supervisor makes that process ahead (a *spare*, forked
+while the execution before runs, holding nothing of it); the scheduler does not, as that
+was measured slower on two cores (BENCHMARKS.md, issue #31). The worker learns that an
+execution's process ended from a pidfd (where Python has one), not a poll.
 """
 
 from __future__ import annotations
