@@ -42,16 +42,17 @@ DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
 
 
 def run_mode(
-    python: Path, executions: list[Execution], mode: str, jobs: int
+    python: Path, executions: list[Execution], mode: str, jobs: int, before: str = ""
 ) -> tuple[float, dict[int, Any]]:
     options = RunOptions(jobs=jobs, isolation="fresh" if mode == "fresh" else "zygote")
     with tempfile.TemporaryDirectory() as tmp:
         batch = Path(tmp) / "batch.json"
         batch.write_text(json.dumps(make_batch(executions, options).to_json()))
         command = "floor" if mode == "floor" else "run"
+        envside = before if mode == "before" else str(ENVSIDE)
         start = time.monotonic()
         proc = subprocess.run(
-            [str(python), "-s", str(ENVSIDE), command, str(batch)],
+            [str(python), "-s", envside, command, str(batch)],
             capture_output=True,
             text=True,
             check=True,
@@ -78,6 +79,11 @@ def main() -> int:
     parser.add_argument("--sets", nargs="+", default=["ds1000", "problems"])
     parser.add_argument("--modes", nargs="+", default=["fresh", "zygote", "floor"])
     parser.add_argument("--json", help="also write the raw numbers here")
+    parser.add_argument(
+        "--before",
+        help="the env side of another checkout (its harness/envside/__main__.py): its zygote "
+        "mode runs too, as 'before', taking turns with the others",
+    )
     args = parser.parse_args()
 
     combo = spec.load(args.matrix).by_id[args.combo]
@@ -102,10 +108,16 @@ def main() -> int:
         chosen = problems[:: args.every]
         chosen = chosen[: args.limit] if args.limit else chosen
         executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
-        for jobs in args.jobs:
-            results = {
-                mode: run_mode(env.python_exe, executions, mode, jobs) for mode in args.modes
+        modes = [*args.modes, *(["before"] if args.before else [])]
+        for turn, jobs in enumerate(args.jobs):
+            # the modes take turns: who goes first rotates from one -j to the next, so that
+            # a machine getting busier or quieter does not favour one mode throughout
+            order = modes[turn % len(modes) :] + modes[: turn % len(modes)]
+            ran = {
+                mode: run_mode(env.python_exe, executions, mode, jobs, args.before or "")
+                for mode in order
             }
+            results = {mode: ran[mode] for mode in modes}
             raw[f"{name}-j{jobs}"] = {
                 m: {"wall": w, "outcomes": o} for m, (w, o) in results.items()
             }
@@ -123,6 +135,20 @@ def main() -> int:
                 z, f = results["zygote"][1], results["floor"][1]
                 overhead = statistics.median(
                     z[i]["duration_s"] - f[i]["duration_s"] for i in range(len(executions))
+                )
+            if "before" in results and "floor" in results:
+                b, f = results["before"][1], results["floor"][1]
+                then = statistics.median(
+                    b[i]["duration_s"] - f[i]["duration_s"] for i in range(len(executions))
+                )
+                changed = sum(
+                    b[i]["status"] != results["zygote"][1][i]["status"]
+                    for i in range(len(executions))
+                )
+                print(
+                    f"{name} -j {jobs}: before {walls['before']:.1f} s "
+                    f"({walls['before'] / walls['floor']:.2f}× the floor), median overhead "
+                    f"{then * 1000:.0f} ms; {changed} status differences with zygote"
                 )
             rows.append((name, len(executions), jobs, walls, overhead, diffs))
     print()

@@ -50,7 +50,7 @@ CONFIGS = {
 }
 # the phases in the order an execution passes them (each named by the mark that ends it)
 ORDER = (
-    "forked", "reseeded", "sandboxed", "prepared", "program", "guard", "pickled",
+    "forked", "reseeded", "sandboxed", "prepared", "handed", "program", "guard", "pickled",
     "placer", "placer_forked",
     "placed", "sent", "solution_placing", "solution_placed", "solution_ready", "solution_loaded", "solution_ran",
     "solution_packed", "answered", "admitted", "checked", "reported", "exited",
@@ -91,6 +91,11 @@ def durations(marks: list[list[Any]]) -> dict[str, float]:
     """Seconds per phase of one execution: each mark ends the phase named after it (a
     solution run more than once adds up its phases)."""
     ordered = sorted(marks, key=lambda m: m[1])
+    # a process made ahead of its execution (the supervisor's spare) marked its set-up
+    # before the execution began: off its clock, and left out here
+    begun = [moment for name, moment in ordered if name == "start"]
+    if begun:
+        ordered = [m for m in ordered if m[1] >= begun[0]]
     spent: dict[str, float] = defaultdict(float)
     for (_, before), (name, moment) in itertools.pairwise(ordered):
         spent[name] += moment - before

@@ -276,6 +276,7 @@ def limit_memory(megabytes: int | None) -> None:
 # and the report of how it ended must not depend on what it patched.
 _dumps = json.dumps
 _write = os.write
+_close = os.close
 _exit = os._exit
 
 
@@ -283,7 +284,7 @@ def report(result_fd: int, outcome: Json) -> None:
     """Hand the outcome to the runner and leave at once."""
     if phases.ON:
         phases.mark("reported")
-        outcome = dict(outcome, phases=phases.MARKS)
+        outcome = dict(outcome, phases=[*phases.MARKS, *phases.usage()])
     data = _dumps(outcome).encode("utf-8")
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):  # a program may have closed its streams
@@ -291,6 +292,9 @@ def report(result_fd: int, outcome: Json) -> None:
     with contextlib.suppress(OSError):
         while data:
             data = data[_write(result_fd, data) :]
+        # closed now, so that its reader has the whole report before this process's
+        # memory is torn down (which ends the process, and takes milliseconds)
+        _close(result_fd)
     # Skip interpreter shutdown: threads and atexit hooks the program left behind
     # must not keep the process alive once its outcome is known.
     _exit(0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 PATH = os.environ.get("HARNESS_PHASES", "")
 ON = bool(PATH)
@@ -30,6 +30,36 @@ def begin() -> None:
     if ON:
         del MARKS[:]
         MARKS.append(("start", time.monotonic()))
+
+
+# Not moments: the seconds the execution's process waited for a CPU (``run_delay``), and
+# the CPU time it had used before its program was handed to it (a spare, made ahead)
+WAITED = "waited"
+CPU_BEFORE = "cpu_before"
+_HANDED: List[float] = []  # run_delay and CPU time when the program was handed over
+
+
+def handed() -> None:
+    """The execution's process has its program: count its waiting and CPU from here."""
+    if ON:
+        _HANDED[:] = [run_delay(), time.process_time()]
+        mark("handed")
+
+
+def usage() -> List[Tuple[str, float]]:
+    """The pseudo-marks the execution's process reports with its marks (see above)."""
+    delay, cpu = _HANDED or [0.0, 0.0]
+    return [(WAITED, run_delay() - delay), (CPU_BEFORE, cpu)]
+
+
+def run_delay() -> float:
+    """Seconds this process has waited on a run queue, for a CPU (Linux schedstat; 0 where
+    it cannot be read): what a busy machine added to its wall time."""
+    try:
+        with open("/proc/self/schedstat") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def stamps(text: str) -> List[Tuple[str, float]]:
@@ -50,11 +80,20 @@ def said(marks: List[Tuple[str, float]]) -> str:
     return " ".join("%s=%.6f" % (name, moment) for name, moment in marks)
 
 
-def write(index: int, status: str, marks: List[Tuple[str, float]]) -> None:
-    """Append one execution's marks to the file (the worker, outside any sandbox)."""
+def write(
+    index: int,
+    status: str,
+    marks: List[Tuple[str, float]],
+    cpu_s: Optional[float] = None,
+    waited_s: float = 0.0,
+) -> None:
+    """Append one execution's marks to the file (the worker, outside any sandbox), the CPU
+    time its process used (user + system, from its exit; None where not known) and the
+    time it waited for a CPU (``run_delay``, as it reported)."""
     if not ON:
         return
-    line = json.dumps({"index": index, "status": status, "marks": marks}) + "\n"
+    entry = {"index": index, "status": status, "marks": marks, "cpu_s": cpu_s}
+    line = json.dumps(dict(entry, waited_s=waited_s)) + "\n"
     fd = os.open(PATH, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode("utf-8"))

@@ -39,6 +39,18 @@ def cgroup_name(slot: int) -> str:
     return (_CGROUPS + "%d-%d") % (os.getppid(), slot, os.getpid())
 
 
+def work_waiting(work_r: int) -> bool:
+    """Whether execution numbers wait in the work pipe (its read end), unread."""
+    import fcntl
+    import termios
+
+    try:
+        waiting = fcntl.ioctl(work_r, termios.FIONREAD, b"\0\0\0\0")
+    except OSError:
+        return False
+    return bool(struct.unpack("i", waiting)[0])
+
+
 class Reports:
     """A worker's side of its report pipe: which execution it took, and how each ended."""
 
@@ -159,14 +171,7 @@ class _Pool:
 
     def work_left(self) -> bool:
         """Whether numbers wait in the work pipe, unread."""
-        import fcntl
-        import termios
-
-        try:
-            waiting = fcntl.ioctl(self.work_r, termios.FIONREAD, b"\0\0\0\0")
-        except OSError:
-            return False
-        return bool(struct.unpack("i", waiting)[0])
+        return work_waiting(self.work_r)
 
     def close_feed(self) -> None:
         os.close(self.work_w)

@@ -48,6 +48,19 @@ def fork(
         os._exit(status)
 
 
+def exit_watch(pid: int) -> int | None:
+    """A descriptor that becomes readable once our child ``pid`` has ended (a pidfd), or
+    None where there is none (Python < 3.9, Linux < 5.3): then its parent polls."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        fd: int = opener(pid)
+    except OSError:
+        return None
+    return fd
+
+
 def children() -> list[int]:
     """Our child processes, from /proc (Linux); [] where that cannot be read."""
     found: list[int] = []

@@ -365,7 +365,14 @@ def drop_privileges() -> None:
 
 
 def warm() -> None:
-    """Look up, once, what every execution's sandbox needs, so that forks inherit it."""
+    """Look up, once, what every execution's sandbox needs, so that forks inherit it
+    (and import it: each child would otherwise import it again)."""
+    import encodings.unicode_escape  # noqa: F401 - _mount_points decodes with it
+    import fcntl  # noqa: F401 - _loopback_up
+    import resource  # noqa: F401 - limits
+    import socket  # noqa: F401
+    import struct  # noqa: F401
+
     libc()
     _last_capability()
     platform.machine()

@@ -1,8 +1,9 @@
 """Runs a batch's executions, ``jobs`` at a time, and emits each outcome as it ends.
 
-In zygote mode the executions are grouped by their problem's library and by which of the
-``APART`` libraries they need; each group gets a zygote of its own that preloads what that
-group's problems import and forks one child per execution. In fresh mode (or for libraries
+In zygote mode the executions are grouped by which of the ``APART`` libraries they need
+and, those that need none, by their problem's library; each group gets a zygote of its own
+that preloads what that group's problems import (while the group before it runs) and
+forks one child per execution. In fresh mode (or for libraries
 that do not survive a fork) each execution gets a brand-new interpreter. Either way every
 execution has its own process group, working directory, time limit and sandbox: the
 worker pool (``pool``) runs them, each worker one at a time (``supervisor``).
@@ -10,13 +11,14 @@ worker pool (``pool``) runs them, each worker one at a time (``supervisor``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
 import shutil
 import sys
 import tempfile
-from typing import List, Tuple
+from typing import List, NamedTuple, Tuple
 
 from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
@@ -84,6 +86,7 @@ class Scheduler:
         sandbox.sweep_cgroups()
         sandbox.warm()  # what the guard's children look up, looked up once here
         self.task_cap = _task_cap(self.sandbox_reason)
+        self._started: list[_Started] = []  # zygotes forked and not yet relayed
 
     # -- setup ----------------------------------------------------------------------
     def prepare_zygote(self, queue: Queue) -> None:
@@ -167,10 +170,20 @@ class Scheduler:
             problem = self.batch.problems[spec.problem]
             apart = tuple(m for m in APART if m in problem.requires)
             # and by the problem's library: a zygote holds only what its problems import,
-            # so each fork (of an execution, and of a guarded solution) copies less
-            groups.setdefault((apart, problem.library), []).append((index, spec))
-        for (apart, library), items in groups.items():
-            self._run_zygote(apart, library, items)
+            # so each fork (of an execution, and of a guarded solution) copies less. Not
+            # those that need one of APART: that library is most of their zygote, and a
+            # zygote of its own for a few NumPy problems needing torch would import it again.
+            library = "" if apart else problem.library
+            groups.setdefault((apart, library), []).append((index, spec))
+        # Each zygote prepares (imports, probes) while the one before it runs its group:
+        # a core the executions leave idle does the next group's imports.
+        order = list(groups.items())
+        ready = self._start_zygote(*order[0]) if order else None
+        for turn in range(len(order)):
+            current = ready
+            ready = self._start_zygote(*order[turn + 1]) if turn + 1 < len(order) else None
+            assert current is not None
+            self._relay_zygote(current)
 
     def _drain(self, queue: Queue, emit: Emit) -> None:
         drain([index for index, _ in queue], self.options.jobs, self._serve, emit)
@@ -180,8 +193,9 @@ class Scheduler:
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
         if self.task_cap == "cgroup":
-            # the worker itself is one task of its cgroup, and its placer another
-            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 2)
+            # the worker itself is one task of its cgroup, its placer another (and a spare,
+            # when the supervisor makes them ahead, a third)
+            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 3)
             for cgroup in cgroups:
                 sandbox.join_cgroup(cgroup)
         supervisor = Supervisor(
@@ -190,6 +204,9 @@ class Scheduler:
             self.env,
             close=[work_r],
             cover=[self.protocol_fd, reports.fd],
+            # No ``place``: each execution's process is forked as it starts. Made ahead
+            # (spares, while the execution before runs) they were measured slower on two
+            # cores, where they compete with that execution (BENCHMARKS.md, issue #31).
         )
         while True:
             number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
@@ -208,26 +225,55 @@ class Scheduler:
                 resident.next_execution(cgroups)
             supervisor.run(index, payload, timeout, fresh=fresh)
             # nothing of this execution may run on beside the next one
+            # (but the next execution's process, made while this one ran)
             for cgroup in cgroups:
-                sandbox.empty_cgroup(cgroup, keep=[os.getpid(), *resident.spared()])
-            reap_strays()
+                sandbox.empty_cgroup(
+                    cgroup, keep=[os.getpid(), *resident.spared(), *supervisor.keep()]
+                )
+            reap_strays(known=supervisor.keep())
             if phases.ON:
                 phases.mark("emptied")
                 marks = set(phases.MARKS) | set(supervisor.marks)  # the child's copy of "start"
-                phases.write(index, supervisor.status, sorted(marks, key=lambda m: m[1]))
+                ordered = sorted(marks, key=lambda m: m[1])
+                phases.write(
+                    index, supervisor.status, ordered, supervisor.cpu_s, supervisor.waited_s
+                )
+        supervisor.finish()
 
-    def _run_zygote(self, group: tuple[str, ...], library: str, items: Queue) -> None:
-        """Fork a zygote for one group, relay what it reports, account for what it does not."""
+    def _start_zygote(self, key: tuple[tuple[str, ...], str], items: Queue) -> _Started:
+        """Fork the zygote of one group: it prepares at once, and runs its group when told
+        (``_relay_zygote``)."""
+        group, library = key
+        if not library:  # a group of one APART library: named by its problems' most common
+            counts: dict[str, int] = {}
+            for _, spec in items:
+                name = self.batch.problems[spec.problem].library
+                counts[name] = counts.get(name, 0) + 1
+            library = max(counts, key=lambda name: counts[name])
         read_fd, write_fd = os.pipe()
+        go_r, go_w = os.pipe()
 
         def zygote() -> None:  # pragma: no cover - runs in the zygote
             self.protocol_fd = write_fd  # executions must not hold it either
-            self._zygote(write_fd, group, library, items)
+            self._zygote(write_fd, go_r, group, library, items)
 
-        pid = fork(zygote, close=[read_fd], cover=[self.protocol_fd])
+        # nor the zygote another one's pipes (the one running now: the scheduler holds them)
+        others = [fd for started in self._started for fd in (started.read_fd, started.go_w)]
+        pid = fork(zygote, close=[read_fd, go_w, *others], cover=[self.protocol_fd])
         os.close(write_fd)
-        pending = {index for index, _ in items}
-        with os.fdopen(read_fd, encoding="utf-8") as lines:
+        os.close(go_r)
+        started = _Started(pid, read_fd, go_w, [index for index, _ in items])
+        self._started.append(started)
+        return started
+
+    def _relay_zygote(self, started: _Started) -> None:
+        """Let a zygote run its group; relay what it reports, account for what it does not."""
+        self._started.remove(started)
+        with contextlib.suppress(OSError):  # it died preparing: its executions are crashes
+            os.write(started.go_w, b"g")
+        os.close(started.go_w)
+        pending = set(started.indices)
+        with os.fdopen(started.read_fd, encoding="utf-8") as lines:
             for line in lines:
                 try:
                     event = json.loads(line)
@@ -240,15 +286,18 @@ class Scheduler:
                 if outcome.seq in pending:
                     pending.discard(outcome.seq)
                     self.emit(outcome.seq, outcome.outcome)
-        _, status = os.waitpid(pid, 0)
+        _, status = os.waitpid(started.pid, 0)
         reason = "the zygote died (%s) before reporting this execution" % describe_exit(
             exit_code(status)
         )
         for index in sorted(pending):
             self.emit(index, Record(CRASH, message=reason))
 
-    def _zygote(self, write_fd: int, group: tuple[str, ...], library: str, items: Queue) -> None:
-        """In the zygote: preload, report what it holds, and run the group on its workers."""
+    def _zygote(
+        self, write_fd: int, go_r: int, group: tuple[str, ...], library: str, items: Queue
+    ) -> None:
+        """In the zygote: preload, report what it holds, and run the group on its workers
+        once the scheduler says so (the zygote before it has run its own)."""
         # what executions leave behind becomes ours, to be reaped (the attribute is not
         # inherited across fork)
         sandbox.set_subreaper()
@@ -278,6 +327,9 @@ class Scheduler:
         def relay(index: int, record: Record) -> None:
             out.write(outcome_line(index, record))
 
+        out.flush()
+        os.read(go_r, 1)  # a byte, or the end of the pipe: the scheduler is gone or done
+        os.close(go_r)
         self._drain(items, relay)
         out.flush()
 
@@ -307,6 +359,15 @@ class Scheduler:
             # graded beside the solution, decided by the run from the task's reference
             "in_process": problem.in_process,
         }
+
+
+class _Started(NamedTuple):
+    """A zygote forked to run one group: its pid, its outcome lines, the word to begin."""
+
+    pid: int
+    read_fd: int
+    go_w: int
+    indices: list[int]
 
 
 def _probe_sandbox() -> str | None:

@@ -5,6 +5,13 @@ or is a fresh interpreter; either way it leads a session of its own, in a workin
 directory of its own, and reports on a pipe of its own. It is watched until it has
 reported and gone, or until its time limit, when it and everything in its process group
 are killed; its output is kept, head and tail, for a failure's record.
+
+A forked execution's process enters its sandbox, reseeds and then reads its program from a
+pipe; its clock (time limit, duration) starts when it is handed it. Given a ``place``
+common to all executions, the supervisor makes that process ahead (a *spare*, forked
+while the execution before runs, holding nothing of it); the scheduler does not, as that
+was measured slower on two cores (BENCHMARKS.md, issue #31). The worker learns that an
+execution's process ended from a pidfd (where Python has one), not a poll.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -24,7 +32,7 @@ from typing import Callable, Sequence
 
 from . import phases
 from .execution import execute, prepare, report, reset_after_fork
-from .processes import fork, reap_strays
+from .processes import exit_watch, fork, reap_strays
 from .protocol import (
     CRASH,
     LAUNCHER,
@@ -68,10 +76,17 @@ class _Child:
         self.exited_at: float | None = None
         self.reported_at: float | None = None  # when its report's pipe closed
         self.returncode: int | None = None
+        # CPU time of its process (and of what that waited for), once reaped: the timing
+        # of phases reports it (phases.py); None for a fresh interpreter's
+        self.cpu_s: float | None = None
         self.fds = {"output": output_fd, "result": result_fd}
         self.selector = selectors.DefaultSelector()
         for kind, fd in self.fds.items():
             self.selector.register(fd, selectors.EVENT_READ, kind)
+        # readable once the process has ended (None where Python or the kernel has none)
+        self.exit_fd = exit_watch(pid)
+        if self.exit_fd is not None:
+            self.selector.register(self.exit_fd, selectors.EVENT_READ, "exit")
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -79,9 +94,10 @@ class _Child:
                 self.returncode = self.popen.poll()
             else:
                 with contextlib.suppress(ChildProcessError):
-                    done, status = os.waitpid(self.pid, os.WNOHANG)
+                    done, status, usage = os.wait4(self.pid, os.WNOHANG)
                     if done:
                         self.returncode = exit_code(status)
+                        self.cpu_s = usage.ru_utime + usage.ru_stime
         return self.returncode
 
     def wait(self) -> int:
@@ -89,8 +105,9 @@ class _Child:
             if self.popen is not None:
                 self.returncode = self.popen.wait()
             else:
-                _, status = os.waitpid(self.pid, 0)
+                _, status, usage = os.wait4(self.pid, 0)
                 self.returncode = exit_code(status)
+                self.cpu_s = usage.ru_utime + usage.ru_stime
         return self.returncode
 
     def kill_group(self) -> None:
@@ -107,12 +124,60 @@ class _Child:
             os.close(fd)
 
     def release(self) -> None:
-        """Whatever the execution left behind in its process group goes with it."""
+        """Whatever the execution left behind in its process group goes with it (its
+        working directory is removed by the supervisor, off the critical path)."""
         self.kill_group()
         self.wait()
         for kind in list(self.fds):
             self.close(kind)
+        self.ended()
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
+            self.exit_fd = None
         self.selector.close()
+
+    def descriptors(self) -> list[int]:
+        """What this process holds of the execution: pipes, pidfd, selector."""
+        exit_fd = [self.exit_fd] if self.exit_fd is not None else []
+        return [*self.fds.values(), *exit_fd, self.selector.fileno()]
+
+    def ended(self) -> None:
+        """Its pidfd has said it ended: stop watching it (it stays readable)."""
+        if self.exit_fd is not None and self.exit_fd in self.selector.get_map():
+            self.selector.unregister(self.exit_fd)
+
+
+class _Spare:
+    """An execution's process made ahead: in its sandbox, waiting for its program."""
+
+    def __init__(
+        self, pid: int, program_fd: int, output_fd: int, result_fd: int, workdir: str
+    ) -> None:
+        self.pid = pid
+        self.program_fd = program_fd  # the write end its program is sent on
+        self.output_fd = output_fd
+        self.result_fd = result_fd
+        self.workdir = workdir
+
+    def fds(self) -> list[int]:
+        return [self.program_fd, self.output_fd, self.result_fd]
+
+    def alive(self) -> bool:
+        with contextlib.suppress(ChildProcessError):
+            return os.waitpid(self.pid, os.WNOHANG)[0] == 0
+        return False
+
+    def discard(self) -> None:
+        """End it unused: the process, its pipes, its working directory."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        for fd in self.fds():
+            with contextlib.suppress(OSError):
+                os.close(fd)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -122,6 +187,9 @@ class Supervisor:
 
     A forked execution's process holds none of this one's descriptors: ``close`` are
     closed in it and ``cover`` (the protocol, a worker's reports) pointed at /dev/null.
+    ``place`` is what every execution's process is put in before its program (what
+    ``execution.prepare`` reads: sandboxed, hide, memory_mb), the same for all of them:
+    with it, processes are made ahead (spares); without it, each at its execution's start.
     """
 
     def __init__(
@@ -131,29 +199,61 @@ class Supervisor:
         env: dict[str, str],
         close: Sequence[int] = (),
         cover: Sequence[int] = (),
+        place: Json | None = None,
+        more: Callable[[], bool] = lambda: True,
     ) -> None:
         self.emit = emit
         self.output_limit = output_limit
         self.env = env
         self.close = list(close)
         self.cover = list(cover)
+        self.place = place
+        self.more = more  # whether another execution may follow (else no spare is made)
+        self.spare: _Spare | None = None
+        self._removals: list[str] = []  # ended executions' working directories
         # what the last execution's process marked (phases.py), when timing is on
         self.marks: list[tuple[str, float]] = []
         self.status = ""  # and how it ended
+        self.cpu_s: float | None = None  # and the CPU time its process used
+        self.waited_s = 0.0  # and waited for a CPU (when timing is on)
+        self.cpu_before = 0.0  # (of which this much before it had its program)
+
+    def keep(self) -> list[int]:
+        """Processes of this worker that are no execution's leftovers: the spare."""
+        return [self.spare.pid] if self.spare is not None else []
 
     def run(self, index: int, payload: Json, timeout: float, fresh: bool) -> None:
         """Run one execution to its end (or its time limit) and emit its outcome."""
         phases.begin()
-        # no "-" in the name, as in tempfile's own: tasks split their paths on it
-        workdir = tempfile.mkdtemp(prefix="harness_exec_")
-        start = self._spawn_fresh if fresh else self._fork
-        child = start(payload, workdir, timeout)
+        self.cpu_s = None
+        if fresh:
+            # no "-" in the name, as in tempfile's own: tasks split their paths on it
+            child = self._spawn_fresh(payload, tempfile.mkdtemp(prefix="harness_exec_"), timeout)
+        else:
+            child = self._hand(payload, timeout)
+            if self.place is not None and self.more():
+                self.spare = self._make_spare(busy=child.descriptors())  # while it runs
+        self._remove_workdirs()
         while not self._step(child):
             pass
         record = self._finish(child)
         self.emit(index, record)
         phases.mark("emitted")
         self.status = record.status
+        if child.cpu_s is not None:  # its own, since it had its program
+            self.cpu_s = child.cpu_s - self.cpu_before
+
+    def finish(self) -> None:
+        """No more executions: end the spare, remove what is left to remove."""
+        if self.spare is not None:
+            self.spare.discard()
+            self.spare = None
+        self._remove_workdirs()
+
+    def _remove_workdirs(self) -> None:
+        for workdir in self._removals:
+            shutil.rmtree(workdir, ignore_errors=True)
+        del self._removals[:]
 
     def _spawn_fresh(self, payload: Json, workdir: str, timeout: float) -> _Child:
         out_r, out_w = os.pipe()
@@ -178,9 +278,13 @@ class Supervisor:
             pass  # the child died at once; its exit is reported as a crash
         return _Child(popen.pid, out_r, result_r, workdir, timeout, popen)
 
-    def _fork(self, payload: Json, workdir: str, timeout: float) -> _Child:
+    def _make_spare(self, busy: Sequence[int] = (), place: Json | None = None) -> _Spare:
+        """Fork the process of the next execution: sandboxed, waiting for its program."""
+        settings = dict(place if place is not None else self.place or {})
+        workdir = tempfile.mkdtemp(prefix="harness_exec_")
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
+        program_r, program_w = os.pipe()
 
         def body() -> None:  # pragma: no cover - runs in the child
             phases.mark("forked")
@@ -193,15 +297,39 @@ class Supervisor:
             os.chdir(workdir)
             reset_after_fork()
             phases.mark("reseeded")
-            prepare(payload, workdir, result_w)
+            prepare(settings, workdir, result_w)
+            payload = json.loads(_read_all(program_r).decode("utf-8"))
+            os.close(program_r)
+            phases.handed()
+            payload["result_fd"] = result_w
             report(result_w, execute(payload))
 
         # Nothing this process holds is the child's business: not the protocol, not the
-        # work and report pipes of a worker.
-        pid = fork(body, close=[out_r, result_r, *self.close], cover=self.cover, status=_CRASHED)
-        os.close(out_w)
-        os.close(result_w)
-        return _Child(pid, out_r, result_r, workdir, timeout)
+        # work and report pipes of a worker, not the running execution's pipes.
+        closed = [out_r, result_r, program_w, *busy, *self.close]
+        pid = fork(body, close=closed, cover=self.cover, status=_CRASHED)
+        for fd in (out_w, result_w, program_r):
+            os.close(fd)
+        return _Spare(pid, program_w, out_r, result_r, workdir)
+
+    def _hand(self, payload: Json, timeout: float) -> _Child:
+        """Give the execution's program to a process made for it (the spare, or one made
+        now, with the execution's own place when there is no common one)."""
+        spare, self.spare = self.spare, None
+        if spare is not None and not spare.alive():
+            spare.discard()  # something ended it while it waited: make another
+            spare = None
+        if spare is None:
+            spare = self._make_spare(place=self.place if self.place is not None else payload)
+        data = json.dumps(payload).encode("utf-8")
+        child = _Child(spare.pid, spare.output_fd, spare.result_fd, spare.workdir, timeout)
+        try:
+            _write_all(spare.program_fd, data, child.deadline)
+        except OSError:
+            pass  # it died before taking its program: reported as a crash
+        finally:
+            os.close(spare.program_fd)
+        return child
 
     def _step(self, child: _Child) -> bool:
         """Read what the child wrote and keep its time limit; True once it has ended."""
@@ -220,8 +348,11 @@ class Supervisor:
             and child.reported_at is not None
             and now < child.reported_at + 1.0
         )
-        tick = 0.002 if exiting else 0.05
+        tick = 0.002 if exiting and child.exit_fd is None else 0.05
         for key, _ in child.selector.select(timeout=max(0.0, min(wake - now, tick))):
+            if key.data == "exit":
+                child.ended()  # poll() below reaps it
+                continue
             try:
                 chunk = os.read(key.fd, 65536)
             except OSError:
@@ -232,7 +363,7 @@ class Supervisor:
                 child.result.extend(chunk)
             else:
                 self._keep_output(child, chunk)
-        reap_strays(known=[child.pid])
+        reap_strays(known=[child.pid, *self.keep()])
         now = time.monotonic()
         if child.exited_at is None and child.poll() is not None:
             child.exited_at = now
@@ -266,6 +397,7 @@ class Supervisor:
         if phases.ON:
             phases.MARKS.append(("exited", child.exited_at or time.monotonic()))
         child.release()
+        self._removals.append(child.workdir)
         phases.mark("released")
         if phases.ON:
             child.result[:] = self._take_marks(bytes(child.result))
@@ -288,12 +420,39 @@ class Supervisor:
         """The report without the marks the execution's process added (when timing is
         on), which join this process's own (``phases.write`` keeps them)."""
         self.marks = []
+        self.waited_s = self.cpu_before = 0.0
         with contextlib.suppress(ValueError, TypeError, AttributeError):
             reported = json.loads(data.decode("utf-8"))
-            taken = reported.pop("phases", [])
-            self.marks = [(str(name), float(moment)) for name, moment in taken]
+            taken = [(str(name), float(moment)) for name, moment in reported.pop("phases", [])]
+            usage = dict(m for m in taken if m[0] in (phases.WAITED, phases.CPU_BEFORE))
+            self.marks = [m for m in taken if m[0] not in usage]
+            self.waited_s = usage.get(phases.WAITED, 0.0)
+            self.cpu_before = usage.get(phases.CPU_BEFORE, 0.0)
             data = json.dumps(reported).encode("utf-8")
         return data
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _write_all(fd: int, data: bytes, deadline: float) -> None:
+    """Write ``data`` to a pipe whose reader takes it at once, or raise OSError (it
+    died; or it did not take it before ``deadline``)."""
+    os.set_blocking(fd, False)
+    while data:
+        try:
+            data = data[os.write(fd, data) :]
+        except BlockingIOError:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise TimeoutError("the execution's process did not take its program") from None
+            select.select([], [fd], [], wait)
 
 
 def _passed(data: bytes) -> bool:

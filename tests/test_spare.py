@@ -1,0 +1,104 @@
+"""An execution's process made ahead (the supervisor's spare, made when it is given a
+``place``; the scheduler does not ask for them, measured slower): one that an execution
+ends is replaced, and no working directory outlives a batch.
+
+Nothing here times anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from harness.envs.build import ENVSIDE
+from harness.envside import protocol
+from harness.envside.protocol import Record
+from harness.envside.supervisor import Supervisor
+
+# A trusted check that SIGKILLs every other child of its worker (the spare made for the
+# next execution, waiting in its sandbox), then passes.
+KILLS_SIBLINGS = textwrap.dedent("""
+    import os, signal
+    def test_execution(solution):
+        parent = os.getppid()
+        killed = 0
+        for task in os.listdir("/proc/%d/task" % parent):
+            with open("/proc/%d/task/%s/children" % (parent, task)) as fh:
+                for pid in fh.read().split():
+                    if int(pid) != os.getpid():
+                        os.kill(int(pid), signal.SIGKILL)
+                        killed += 1
+        namespace = {}
+        exec(solution, namespace)
+        assert namespace["result"] == 3
+""")
+
+
+def run(tmp_path: Path, context: str, count: int) -> list[dict[str, Any]]:
+    batch = {
+        "protocol": protocol.PROTOCOL,
+        "options": {"jobs": 1, "timeout": 30, "isolation": "zygote"},
+        "problems": {"p": {"context": context}},
+        "executions": [
+            {"problem": "p", "solution": "result = 1 + 2", "trusted": True} for _ in range(count)
+        ],
+    }
+    path = tmp_path / "batch" / "batch.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(batch))
+    scratch = tmp_path / "scratch"  # the executions' working directories, spares' too
+    scratch.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env=dict(os.environ, TMPDIR=str(scratch)),
+    )
+    lines = [protocol.read_line(line) for line in proc.stdout.splitlines()]
+    outcomes = {
+        line.seq: line.outcome.to_json() for line in lines if isinstance(line, protocol.OutcomeLine)
+    }
+    assert sorted(outcomes) == list(range(count))
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("harness_exec_")] == []
+    return [outcomes[i] for i in range(count)]
+
+
+def test_an_execution_that_kills_the_next_ones_process_does_not_cost_it_its_run(
+    tmp_path: Path,
+) -> None:
+    outcomes = run(tmp_path, KILLS_SIBLINGS, 4)
+    assert [o["status"] for o in outcomes] == ["pass"] * 4, outcomes
+
+
+def test_every_working_directory_is_removed_spares_included(tmp_path: Path) -> None:
+    check = "def test_execution(solution):\n    ns = {}\n    exec(solution, ns)\n    assert ns['result'] == 3\n"
+    outcomes = run(tmp_path, check, 5)
+    assert [o["status"] for o in outcomes] == ["pass"] * 5, outcomes
+
+
+def test_a_spare_an_execution_killed_is_replaced(tmp_path: Path) -> None:
+    """Spares made ahead (a supervisor given a place), each execution killing the one made
+    for the next: without the check and replacement, that one would be a crash."""
+    records: list[Record] = []
+    supervisor = Supervisor(
+        lambda index, record: records.append(record),
+        10_000,
+        dict(os.environ),
+        place={"sandboxed": False, "hide": [], "memory_mb": None},
+    )
+    payload = {"context": KILLS_SIBLINGS, "solution": "result = 1 + 2", "untrusted": False}
+    try:
+        for index in range(3):
+            supervisor.run(index, dict(payload), 30.0, fresh=False)
+            assert supervisor.keep(), "a spare is made while an execution runs"
+    finally:
+        supervisor.finish()
+    assert [r.status for r in records] == ["pass"] * 3, records
+    assert supervisor.keep() == []
