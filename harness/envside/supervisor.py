@@ -374,7 +374,7 @@ class Supervisor:
         if child.exited_at is None:
             return False
         # A pass keeps no output: what still holds the output pipe (its solution's
-        # process and keeper, on their way out) is not waited for; the worker's cgroup is
+        # process and its pid namespace, on their way out) is not waited for; the worker's cgroup is
         # emptied after each execution.
         return (
             not child.fds
