@@ -108,6 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_id=args.run_id,
         env_root=_env_root(args),
         jobs=args.jobs,
+        burst_jobs=args.burst_jobs,
         resume=args.resume,
         history=None if args.no_history else _history(args),
         repair=args.repair,

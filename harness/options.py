@@ -219,6 +219,13 @@ JOBS = Option(
     default_from=_cores,
     help="executions at once (default: number of cores)",
 )
+BURST_JOBS = Option(
+    ("--burst-jobs",),
+    type=int,
+    metavar="N",
+    help="up to N executions at once while measured CPU use leaves a core idle and memory "
+    "allows (default: twice --jobs; equal to --jobs for a fixed count)",
+)
 TIMEOUT = Option(("--timeout",), type=float, help="seconds per execution (default: matrix.timeout)")
 MEMORY_MB = Option(
     ("--memory-mb",),
@@ -280,6 +287,7 @@ REPEAT = Option(
 )
 EXECUTIONS = (
     JOBS,
+    BURST_JOBS,
     TIMEOUT,
     MEMORY_MB,
     ISOLATION,

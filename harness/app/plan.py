@@ -64,6 +64,7 @@ def plan(
     env_root: Path,
     run_id: str | None = None,
     jobs: int = 1,
+    burst_jobs: int | None = None,
     resume: bool = False,
     log: Callable[[str], None] = lambda _m: None,
 ) -> Job:
@@ -77,7 +78,12 @@ def plan(
     locations = request.problems or DEFAULT_PROBLEMS
     paths = problemsets.resolve(locations)
     options = execution_options.for_request(
-        request, jobs=jobs, default_timeout=matrix.timeout, problem_paths=paths, results=results
+        request,
+        jobs=jobs,
+        burst_jobs=burst_jobs,
+        default_timeout=matrix.timeout,
+        problem_paths=paths,
+        results=results,
     )
     all_problems = problemsets.load_problems(paths)
     chosen = problemsets.filter_problems(

@@ -64,6 +64,7 @@ def run_request(
     run_id: str | None,
     env_root: Path,
     jobs: int,
+    burst_jobs: int | None = None,
     resume: bool = False,
     history: Path | None = None,
     repair: bool = False,
@@ -83,6 +84,7 @@ def run_request(
         env_root=env_root,
         run_id=run_id,
         jobs=jobs,
+        burst_jobs=burst_jobs,
         resume=resume,
         log=log,
     )

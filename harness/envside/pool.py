@@ -1,4 +1,4 @@
-"""The worker pool: executions run to the end on ``jobs`` workers, one at a time each.
+"""The worker pool: executions run to the end on ``jobs`` workers or more, one at a time each.
 
 Each worker is a fork of the scheduler (a zygote, or the runner itself in fresh mode)
 that lives in a pids and a cpu cgroup of its own (where the machine lets us make them), so
@@ -10,19 +10,26 @@ Workers take execution numbers from one pipe (``WORK``: a pipe never splits so s
 write) and report on pipes of their own (:class:`Reports`). A worker that dies (an
 execution killed it) is replaced while work remains; what it was running is a crash.
 What a worker does with a number is the scheduler's (``serve``).
+
+While cores sit idle (executions that sleep or wait) the pool runs more workers than
+``jobs``, up to its ceiling, and lets the added ones go when the cores are busy again
+(``cores`` decides; ``clock`` keeps their waiting for a CPU off executions' time limits).
+How many may take work is a number in memory shared with the workers: one whose slot is
+beyond it ends after the execution it runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import mmap
 import os
 import selectors
 import struct
 import time
 from typing import TYPE_CHECKING, Callable
 
-from . import sandbox
+from . import cores, sandbox
 from .processes import fork
 from .protocol import CRASH, OutcomeLine, Record, outcome_line
 
@@ -31,6 +38,7 @@ if TYPE_CHECKING:
 
 WORK = struct.Struct("<I")  # an execution's index in the batch, on the work pipe
 _STARTED = "started"  # a report line: the execution a worker has taken
+_PEAK = "peak_mb"  # a report line: how much memory its last execution held at most
 _CGROUPS = "harness-%d-slot"  # the cgroups of a pool's workers, by the pool's pid
 
 
@@ -61,6 +69,10 @@ class Reports:
     def started(self, index: int) -> None:
         self._out.write(json.dumps({_STARTED: index}) + "\n")
 
+    def peak(self, megabytes: float) -> None:
+        """The most memory the last execution's process held (its peak resident size)."""
+        self._out.write(json.dumps({_PEAK: round(megabytes, 1)}) + "\n")
+
     def outcome(self, index: int, record: Record) -> None:
         self._out.write(outcome_line(index, record))
 
@@ -68,23 +80,51 @@ class Reports:
         self._out.flush()
 
 
-# What a worker does: (its slot, the read end of the work pipe, its reports).
-Serve = Callable[[int, int, Reports], None]
+# What a worker does: (its slot, the read end of the work pipe, its reports, whether it
+# may take another execution).
+Serve = Callable[[int, int, Reports, Callable[[], bool]], None]
 
 
-def drain(indices: list[int], jobs: int, serve: Serve, emit: Emit) -> None:
-    """Run the executions ``indices`` on ``jobs`` workers; emit each outcome they report."""
+def drain(
+    indices: list[int],
+    jobs: int,
+    serve: Serve,
+    emit: Emit,
+    ceiling: int = 0,
+    gauge: cores.Gauge | None = None,
+) -> None:
+    """Run the executions ``indices`` on ``jobs`` workers, and on up to ``ceiling`` while
+    cores sit idle (as ``gauge`` reads them); emit each outcome they report."""
     if not indices:
         return
-    pool = _Pool(serve, min(jobs, len(indices)))
+    floor = min(jobs, len(indices))
+    ceiling = max(floor, min(ceiling, len(indices), 255))
+    pool = _Pool(serve, floor)
+    if ceiling > floor and gauge is None:
+        gauge = cores.Gauge()
     feed = b"".join(WORK.pack(index) for index in indices)
     selector = selectors.DefaultSelector()
     os.set_blocking(pool.work_w, False)
     selector.register(pool.work_w, selectors.EVENT_WRITE, None)
     for slot in range(pool.size):
         selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+    decided = time.monotonic()
     while pool.alive:
-        for key, _ in selector.select():
+        tick = None
+        if ceiling > floor:
+            tick = max(0.0, decided + cores.INTERVAL_S - time.monotonic())
+        events = selector.select(tick)
+        if gauge is not None and time.monotonic() >= decided + cores.INTERVAL_S:
+            decided = time.monotonic()
+            reading = gauge.read()
+            waiting = bool(feed) or pool.work_left()
+            if reading is not None and (waiting or pool.size > floor):
+                size = cores.wanted(pool.size, floor, ceiling, reading, pool.peak_mb)
+                if not waiting:
+                    size = min(size, pool.size)  # no work to add a worker for
+                for slot in pool.resize(size):
+                    selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+        for key, _ in events:
             if key.data is None:
                 try:
                     written = os.write(pool.work_w, feed[:4096])
@@ -106,7 +146,7 @@ def drain(indices: list[int], jobs: int, serve: Serve, emit: Emit) -> None:
                 if lost is not None:
                     reason = "the worker running this execution died before reporting it"
                     emit(lost, Record(CRASH, message=reason))
-                if feed or pool.work_left():
+                if slot < pool.size and (feed or pool.work_left()):
                     selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
     selector.close()
     pool.close()
@@ -117,7 +157,11 @@ class _Pool:
 
     def __init__(self, serve: Serve, size: int) -> None:
         self.serve = serve
+        # how many slots may take work, shared with the workers (a worker whose slot is
+        # beyond it ends after its execution)
+        self._allowed = mmap.mmap(-1, 1)
         self.size = size
+        self.peak_mb = 0.0  # the most memory an execution has held so far
         self.work_r, self.work_w = os.pipe()
         self.pids: dict[int, int] = {}  # slot → pid
         self.outputs: dict[int, int] = {}  # slot → read end of its reports
@@ -126,15 +170,30 @@ class _Pool:
         self.feed_open = True
 
     @property
+    def size(self) -> int:
+        """How many workers may take work (slots 0 to size - 1)."""
+        return self._allowed[0]
+
+    @size.setter
+    def size(self, value: int) -> None:
+        self._allowed[0] = value
+
+    @property
     def alive(self) -> bool:
         return bool(self.outputs)
+
+    def resize(self, size: int) -> list[int]:
+        """Let ``size`` workers take work; returns the slots to start (those within it
+        with no worker: a worker let go but still running its execution goes on)."""
+        self.size = size
+        return [slot for slot in range(size) if slot not in self.outputs]
 
     def spawn(self, slot: int) -> int:
         out_r, out_w = os.pipe()
 
         def worker() -> None:  # pragma: no cover - runs in the worker
             reports = Reports(out_w)
-            self.serve(slot, self.work_r, reports)
+            self.serve(slot, self.work_r, reports, lambda: slot < self.size)
             reports.flush()
 
         others = [out_r, *self.outputs.values(), *([self.work_w] if self.feed_open else [])]
@@ -162,6 +221,8 @@ class _Pool:
                 event = json.loads(line.decode("utf-8"))
                 if isinstance(event, dict) and _STARTED in event:
                     events.append((int(event[_STARTED]), None))
+                elif isinstance(event, dict) and _PEAK in event:
+                    self.peak_mb = max(self.peak_mb, float(event[_PEAK]))
                 else:
                     events.append((None, OutcomeLine.from_json(event, "worker report")))
         return events

@@ -265,6 +265,8 @@ class Options(_Schema):
     """How a batch's executions run."""
 
     jobs: int = field(default=1, metadata=_reads(_positive))  # executions at once
+    # and at most this many while cores sit idle (pool, cores); jobs or less: never more
+    max_jobs: int = field(default=0, metadata=_reads(_whole))
     # per execution that has no time limit of its own
     timeout: float = field(default=120.0, metadata=_reads(_seconds))
     # the cap on an execution's data (RLIMIT_DATA); none when null

@@ -487,6 +487,15 @@ def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
     return removed
 
 
+def processes_in(path: str) -> list[int]:
+    """The processes of the cgroup at ``path`` ([] where it cannot be read)."""
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as fh:
+            return [int(p) for p in fh.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
 def empty_cgroup(path: str, keep: Sequence[int]) -> None:
     """Kill every process of the cgroup but those in ``keep``, and wait (briefly) until
     they are gone."""

@@ -18,7 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import List, NamedTuple, Tuple
+from typing import Callable, List, NamedTuple, Tuple
 
 from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
@@ -186,9 +186,10 @@ class Scheduler:
             self._relay_zygote(current)
 
     def _drain(self, queue: Queue, emit: Emit) -> None:
-        drain([index for index, _ in queue], self.options.jobs, self._serve, emit)
+        indices = [index for index, _ in queue]
+        drain(indices, self.options.jobs, self._serve, emit, ceiling=self.options.max_jobs)
 
-    def _serve(self, slot: int, work_r: int, reports: Reports) -> None:
+    def _serve(self, slot: int, work_r: int, reports: Reports, more: Callable[[], bool]) -> None:
         """A worker: take the next execution, run it, report it; until the work runs out."""
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
@@ -204,11 +205,18 @@ class Scheduler:
             self.env,
             close=[work_r],
             cover=[self.protocol_fd, reports.fd],
+            # an execution's processes beside its own, whose waits for a CPU are off its
+            # clock: what is in the worker's cgroups but the worker and its placer
+            processes=lambda: [
+                pid
+                for pid in (sandbox.processes_in(cgroups[0]) if cgroups else [])
+                if pid != os.getpid() and pid not in resident.spared()
+            ],
             # No ``place``: each execution's process is forked as it starts. Made ahead
             # (spares, while the execution before runs) they were measured slower on two
             # cores, where they compete with that execution (BENCHMARKS.md, issue #31).
         )
-        while True:
+        while more():
             number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
             if number is None:
                 break
@@ -224,6 +232,7 @@ class Scheduler:
                 # cgroups (started for the first), where the zygote has a template
                 resident.next_execution(cgroups)
             supervisor.run(index, payload, timeout, fresh=fresh)
+            reports.peak(supervisor.peak_mb)
             # nothing of this execution may run on beside the next one
             # (but the next execution's process, made while this one ran)
             for cgroup in cgroups:

@@ -30,7 +30,7 @@ import time
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from . import phases
+from . import clock, phases
 from .execution import execute, prepare, report, reset_after_fork
 from .processes import exit_watch, fork, reap_strays
 from .protocol import (
@@ -67,7 +67,9 @@ class _Child:
         self.popen = popen
         self.workdir = workdir
         self.start = time.monotonic()
-        self.deadline = self.start + timeout
+        self.limit = timeout
+        self.deadline = self.start + timeout  # moved by the time it waits for a CPU (clock)
+        self.waited = 0.0
         self.result = bytearray()
         self.head = bytearray()
         self.tail = bytearray()
@@ -79,6 +81,7 @@ class _Child:
         # CPU time of its process (and of what that waited for), once reaped: the timing
         # of phases reports it (phases.py); None for a fresh interpreter's
         self.cpu_s: float | None = None
+        self.peak_mb = 0.0  # and the most memory it held (the pool adds workers by it)
         self.fds = {"output": output_fd, "result": result_fd}
         self.selector = selectors.DefaultSelector()
         for kind, fd in self.fds.items():
@@ -98,6 +101,7 @@ class _Child:
                     if done:
                         self.returncode = exit_code(status)
                         self.cpu_s = usage.ru_utime + usage.ru_stime
+                        self.peak_mb = usage.ru_maxrss / 1024
         return self.returncode
 
     def wait(self) -> int:
@@ -108,6 +112,7 @@ class _Child:
                 _, status, usage = os.wait4(self.pid, 0)
                 self.returncode = exit_code(status)
                 self.cpu_s = usage.ru_utime + usage.ru_stime
+                self.peak_mb = usage.ru_maxrss / 1024
         return self.returncode
 
     def kill_group(self) -> None:
@@ -201,6 +206,7 @@ class Supervisor:
         cover: Sequence[int] = (),
         place: Json | None = None,
         more: Callable[[], bool] = lambda: True,
+        processes: Callable[[], Sequence[int]] = tuple,
     ) -> None:
         self.emit = emit
         self.output_limit = output_limit
@@ -209,6 +215,9 @@ class Supervisor:
         self.cover = list(cover)
         self.place = place
         self.more = more  # whether another execution may follow (else no spare is made)
+        # the processes of the running execution beside its own (its worker's cgroups),
+        # whose waits for a CPU move its deadline (clock)
+        self.processes = processes
         self.spare: _Spare | None = None
         self._removals: list[str] = []  # ended executions' working directories
         # what the last execution's process marked (phases.py), when timing is on
@@ -217,6 +226,7 @@ class Supervisor:
         self.cpu_s: float | None = None  # and the CPU time its process used
         self.waited_s = 0.0  # and waited for a CPU (when timing is on)
         self.cpu_before = 0.0  # (of which this much before it had its program)
+        self.peak_mb = 0.0  # and the most memory it held
 
     def keep(self) -> list[int]:
         """Processes of this worker that are no execution's leftovers: the spare."""
@@ -240,6 +250,7 @@ class Supervisor:
         self.emit(index, record)
         phases.mark("emitted")
         self.status = record.status
+        self.peak_mb = child.peak_mb
         if child.cpu_s is not None:  # its own, since it had its program
             self.cpu_s = child.cpu_s - self.cpu_before
 
@@ -368,6 +379,10 @@ class Supervisor:
         if child.exited_at is None and child.poll() is not None:
             child.exited_at = now
         if child.exited_at is None and now >= child.deadline:
+            # the time it waited for a CPU is not on its clock (clock.py)
+            child.waited = clock.held_back([child.pid, *self.processes()])
+            child.deadline = clock.deadline(child.start, child.limit, child.waited)
+        if child.exited_at is None and now >= child.deadline:
             child.timed_out = True
             child.kill_group()
             child.exited_at = now
@@ -403,8 +418,8 @@ class Supervisor:
             child.result[:] = self._take_marks(bytes(child.result))
         duration = round(time.monotonic() - child.start, 4)
         if child.timed_out:
-            limit = child.deadline - child.start
-            record = Record(TIMEOUT, message="exceeded the time limit of %gs" % limit)
+            # the same words however long it waited: outcomes compare across runs
+            record = Record(TIMEOUT, message="exceeded the time limit of %gs" % child.limit)
         else:
             record = _reported(bytes(child.result), child.wait())
         if record.status == PASS:

@@ -53,6 +53,7 @@ def for_request(
     request: RunRequest,
     *,
     jobs: int,
+    burst_jobs: int | None = None,
     default_timeout: float,
     problem_paths: Iterable[Path],
     results: Path,
@@ -61,8 +62,11 @@ def for_request(
     matrix's timeout where it gives none, the problem files and the results hidden."""
     if jobs < 1 or request.repeat < 1:
         raise UsageError("--jobs and --repeat must be at least 1")
+    if burst_jobs is not None and burst_jobs < jobs:
+        raise UsageError(f"--burst-jobs {burst_jobs}: must be at least --jobs ({jobs})")
     return RunOptions(
         jobs=jobs,
+        burst_jobs=burst_jobs,
         timeout=request.timeout or default_timeout,
         memory_mb=request.memory_mb or None,
         isolation=request.isolation,

@@ -44,6 +44,8 @@ class RunOptions:
     each is), and the host's own (``repeat``, ``env``, admission)."""
 
     jobs: int = os.cpu_count() or 1  # the batch's default is one
+    # executions at once while cores sit idle (envside/cores.py); None: twice ``jobs``
+    burst_jobs: int | None = None
     timeout: float = _BATCH.timeout  # default per execution; a problem's own timeout wins
     memory_mb: int | None = DEFAULT_MEMORY_MB  # the batch's default is no cap
     output_limit: int = _BATCH.output_limit
@@ -127,6 +129,7 @@ def make_batch(executions: Sequence[Execution], options: RunOptions) -> protocol
         ),
         options=protocol.Options(
             jobs=options.jobs,
+            max_jobs=options.burst_jobs if options.burst_jobs is not None else 2 * options.jobs,
             timeout=options.timeout,
             memory_mb=options.memory_mb,
             output_limit=options.output_limit,
