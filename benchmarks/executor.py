@@ -47,7 +47,11 @@ def run_mode(
     options = RunOptions(jobs=jobs, isolation="fresh" if mode == "fresh" else "zygote")
     with tempfile.TemporaryDirectory() as tmp:
         batch = Path(tmp) / "batch.json"
-        batch.write_text(json.dumps(make_batch(executions, options).to_json()))
+        # a fixed -j (no workers added while cores sit idle: the per-execution figures), as the
+        # env sides before issue #31's item 3 read a batch (they know no ``max_jobs``)
+        data = make_batch(executions, options).to_json()
+        data["options"].pop("max_jobs")
+        batch.write_text(json.dumps(data))
         command = "floor" if mode == "floor" else "run"
         envside = before if mode == "before" else str(ENVSIDE)
         start = time.monotonic()

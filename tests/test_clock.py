@@ -1,5 +1,5 @@
-"""An execution's clock (``envside/clock.py``): the time it waits for a CPU is not on it,
-up to twice its limit on the wall clock.
+"""An execution's clock (``envside/clock.py``): the time it waits for a CPU while the pool
+runs more workers than cores is not on it, up to twice its limit on the wall clock.
 
 The supervisor runs here in this process, with the clock's reading of how long an
 execution was held back replaced: these tests check what the supervisor does with that
@@ -25,7 +25,7 @@ CONTEXT = textwrap.dedent("""
 SLEEPS = "import time; time.sleep(3.5)"  # 1.5 s beyond its limit of 2 s
 
 
-def run(code: str, limit: float) -> Record:
+def run(code: str, limit: float, crowded: bool = True) -> Record:
     payload: dict[str, Any] = {
         "context": CONTEXT,
         "solution": code,
@@ -37,7 +37,12 @@ def run(code: str, limit: float) -> Record:
         "limits": {"tasks": 1024, "task_cap": "none", "timeout": limit},
     }
     got: list[Record] = []
-    supervisor = Supervisor(lambda _index, record: got.append(record), 65536, {})
+    supervisor = Supervisor(
+        lambda _index, record: got.append(record),
+        65536,
+        {},
+        crowded_since=lambda _start: crowded,
+    )
     supervisor.run(0, payload, limit, fresh=False)
     supervisor.finish()
     return got[0]
@@ -53,6 +58,13 @@ def test_without_waiting_the_limit_is_the_wall_clock(monkeypatch: pytest.MonkeyP
     record = run(SLEEPS, 2.0)
     assert record.status == "timeout"
     assert record.message == "exceeded the time limit of 2s"
+
+
+def test_with_no_more_workers_than_cores_the_limit_is_the_wall_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(clock, "held_back", lambda _pids: 1.9)
+    assert run(SLEEPS, 2.0, crowded=False).status == "timeout"
 
 
 def test_however_long_it_waited_the_wall_clock_is_bounded(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -60,9 +59,9 @@ class Given:
         return self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
 
 
-def serve(slot: int, work_r: int, reports: Reports, more: Callable[[], bool]) -> None:
+def serve(slot: int, work_r: int, reports: Reports, share: pool.Share) -> None:
     """A worker whose every execution waits a little and says which slot ran it."""
-    while more():
+    while share.more(slot):
         number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
         if number is None:
             break
@@ -108,3 +107,17 @@ def test_workers_let_go_when_the_cores_are_busy_again(monkeypatch: pytest.Monkey
     slots = drain(80, Given(IDLE, IDLE, BUSY), ceiling=3, monkeypatch=monkeypatch)
     assert {"1", "2"} <= set(slots)
     assert slots[-10:] == ["0"] * 10, slots
+
+
+def test_the_share_says_when_the_pool_ran_more_workers_than_cores() -> None:
+    cores_here = os.cpu_count() or 1
+    share = pool.Share(cores_here)
+    start = time.monotonic()
+    assert not share.crowded_since(start)
+    share.size = cores_here + 1
+    assert share.crowded_since(start)
+    share.size = cores_here  # let go again: still crowded since ``start``, not after
+    assert share.crowded_since(start)
+    assert not share.crowded_since(time.monotonic() + 1)
+    assert share.more(cores_here - 1)
+    assert not share.more(cores_here)

@@ -1,17 +1,20 @@
-"""An execution's clock: its wall time, less the time it waited for a CPU.
+"""An execution's clock: its wall time, less the time it waited for a CPU while the pool
+ran more executions than cores.
 
-A time limit measured on the wall clock alone fires earlier on a busy machine: with more
-executions at once than cores (the pool adds workers while executions sleep or wait,
-``cores``), or beside another program, an execution that would have finished in time on
-a core of its own may be killed while it waits on a run queue. So when its wall-clock
-deadline comes, the supervisor asks how long the execution's processes were held back
-(runnable, but not running: Linux's ``schedstat``) and moves the deadline by that much,
-again and again, up to ``WALL_BOUND`` times the limit on the wall clock: a machine so
-loaded that an execution gets less than half a core still ends each one.
+With more executions at once than cores (the pool adds workers while executions sleep or
+wait, ``cores``), an execution that would have finished in time with a core of its own
+may be killed while it waits on a run queue: a time limit on the wall clock alone would
+change outcomes. So when its wall-clock deadline comes, and the pool has run more
+workers than cores since the execution started, the supervisor asks how long the
+execution's processes were held back (runnable, but not running: Linux's ``schedstat``)
+and moves the deadline by that much, again and again, up to ``WALL_BOUND`` times the
+limit on the wall clock: a machine so loaded that an execution gets less than half a
+core still ends each one, and a fork bomb, whose own processes hold each other back,
+runs at most that long.
 
-An execution that sleeps, waits on a subprocess or the network is not held back while it
-does: its clock is the wall clock, as before. One that computes is held back only by
-contention, which is what the limit must not count.
+When the pool runs no more workers than cores the limit is the wall clock, exactly as
+with a fixed ``-j``. An execution that sleeps, waits on a subprocess or the network is
+not held back while it does: its clock is the wall clock then too.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import Iterable
 
 # The wall-clock time an execution may take, at most, as a multiple of its time limit.
 WALL_BOUND = 2.0
+# The processes of an execution whose waits are read, at most (besides its own).
+READ_AT_MOST = 16
 
 
 def run_delay(pid: int) -> float:

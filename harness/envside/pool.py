@@ -80,9 +80,47 @@ class Reports:
         self._out.flush()
 
 
-# What a worker does: (its slot, the read end of the work pipe, its reports, whether it
-# may take another execution).
-Serve = Callable[[int, int, Reports, Callable[[], bool]], None]
+class Share:
+    """What the pool tells its workers through memory they share with it: how many
+    workers may take work, and when it last ran more of them than the machine has cores
+    (an execution that ran while it did may have waited for a CPU because of it)."""
+
+    _LAYOUT = struct.Struct("<Bd")  # size, the monotonic time it was last crowded
+
+    def __init__(self, size: int) -> None:
+        self._memory = mmap.mmap(-1, self._LAYOUT.size)
+        self._cores = os.cpu_count() or 1
+        self.size = size
+
+    @property
+    def size(self) -> int:
+        """How many workers may take work (slots 0 to size - 1)."""
+        return int(self._LAYOUT.unpack_from(self._memory)[0])
+
+    @size.setter
+    def size(self, value: int) -> None:
+        crowded = value > self._cores or self.size > self._cores
+        last = time.monotonic() if crowded else self._LAYOUT.unpack_from(self._memory)[1]
+        self._LAYOUT.pack_into(self._memory, 0, value, last)
+
+    def more(self, slot: int) -> bool:
+        """Whether the worker of ``slot`` may take another execution."""
+        return slot < self.size
+
+    def crowded_since(self, start: float) -> bool:
+        """Whether the pool has run more workers than cores at any time since ``start``
+        (a monotonic time), or does now."""
+        size, last = self._LAYOUT.unpack_from(self._memory)
+        return bool(size > self._cores or last >= start)
+
+    def mark(self) -> None:
+        """Note that the pool runs as many workers as it does now (once per decision)."""
+        self.size = self.size
+
+
+# What a worker does: (its slot, the read end of the work pipe, its reports, what the
+# pool shares with it).
+Serve = Callable[[int, int, Reports, Share], None]
 
 
 def drain(
@@ -116,6 +154,7 @@ def drain(
         events = selector.select(tick)
         if gauge is not None and time.monotonic() >= decided + cores.INTERVAL_S:
             decided = time.monotonic()
+            pool.share.mark()
             reading = gauge.read()
             waiting = bool(feed) or pool.work_left()
             if reading is not None and (waiting or pool.size > floor):
@@ -159,8 +198,7 @@ class _Pool:
         self.serve = serve
         # how many slots may take work, shared with the workers (a worker whose slot is
         # beyond it ends after its execution)
-        self._allowed = mmap.mmap(-1, 1)
-        self.size = size
+        self.share = Share(size)
         self.peak_mb = 0.0  # the most memory an execution has held so far
         self.work_r, self.work_w = os.pipe()
         self.pids: dict[int, int] = {}  # slot → pid
@@ -172,11 +210,7 @@ class _Pool:
     @property
     def size(self) -> int:
         """How many workers may take work (slots 0 to size - 1)."""
-        return self._allowed[0]
-
-    @size.setter
-    def size(self, value: int) -> None:
-        self._allowed[0] = value
+        return self.share.size
 
     @property
     def alive(self) -> bool:
@@ -185,7 +219,7 @@ class _Pool:
     def resize(self, size: int) -> list[int]:
         """Let ``size`` workers take work; returns the slots to start (those within it
         with no worker: a worker let go but still running its execution goes on)."""
-        self.size = size
+        self.share.size = size
         return [slot for slot in range(size) if slot not in self.outputs]
 
     def spawn(self, slot: int) -> int:
@@ -193,7 +227,7 @@ class _Pool:
 
         def worker() -> None:  # pragma: no cover - runs in the worker
             reports = Reports(out_w)
-            self.serve(slot, self.work_r, reports, lambda: slot < self.size)
+            self.serve(slot, self.work_r, reports, self.share)
             reports.flush()
 
         others = [out_r, *self.outputs.values(), *([self.work_w] if self.feed_open else [])]

@@ -18,11 +18,11 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Callable, List, NamedTuple, Tuple
+from typing import List, NamedTuple, Tuple
 
 from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
-from .pool import WORK, Reports, cgroup_name, drain
+from .pool import WORK, Reports, Share, cgroup_name, drain
 from .processes import child_environment, fork, reap_strays
 from .protocol import (
     CRASH,
@@ -189,7 +189,7 @@ class Scheduler:
         indices = [index for index, _ in queue]
         drain(indices, self.options.jobs, self._serve, emit, ceiling=self.options.max_jobs)
 
-    def _serve(self, slot: int, work_r: int, reports: Reports, more: Callable[[], bool]) -> None:
+    def _serve(self, slot: int, work_r: int, reports: Reports, share: Share) -> None:
         """A worker: take the next execution, run it, report it; until the work runs out."""
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
         cgroups: list[str] = []
@@ -205,8 +205,10 @@ class Scheduler:
             self.env,
             close=[work_r],
             cover=[self.protocol_fd, reports.fd],
-            # an execution's processes beside its own, whose waits for a CPU are off its
-            # clock: what is in the worker's cgroups but the worker and its placer
+            # whether an execution may have waited for a CPU because the pool ran more
+            # executions than cores (then that wait is off its clock), and its processes
+            # beside its own: those in the worker's cgroups but the worker and its placer
+            crowded_since=share.crowded_since,
             processes=lambda: [
                 pid
                 for pid in (sandbox.processes_in(cgroups[0]) if cgroups else [])
@@ -216,7 +218,7 @@ class Scheduler:
             # (spares, while the execution before runs) they were measured slower on two
             # cores, where they compete with that execution (BENCHMARKS.md, issue #31).
         )
-        while more():
+        while share.more(slot):
             number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
             if number is None:
                 break

@@ -206,6 +206,7 @@ class Supervisor:
         cover: Sequence[int] = (),
         place: Json | None = None,
         more: Callable[[], bool] = lambda: True,
+        crowded_since: Callable[[float], bool] = lambda _start: False,
         processes: Callable[[], Sequence[int]] = tuple,
     ) -> None:
         self.emit = emit
@@ -215,8 +216,10 @@ class Supervisor:
         self.cover = list(cover)
         self.place = place
         self.more = more  # whether another execution may follow (else no spare is made)
-        # the processes of the running execution beside its own (its worker's cgroups),
-        # whose waits for a CPU move its deadline (clock)
+        # whether the pool has run more executions than cores since a time: then the
+        # time an execution waited for a CPU moves its deadline (clock), read from its
+        # process and those beside it (its worker's cgroups)
+        self.crowded_since = crowded_since
         self.processes = processes
         self.spare: _Spare | None = None
         self._removals: list[str] = []  # ended executions' working directories
@@ -378,9 +381,12 @@ class Supervisor:
         now = time.monotonic()
         if child.exited_at is None and child.poll() is not None:
             child.exited_at = now
-        if child.exited_at is None and now >= child.deadline:
-            # the time it waited for a CPU is not on its clock (clock.py)
-            child.waited = clock.held_back([child.pid, *self.processes()])
+        if child.exited_at is None and now >= child.deadline and self.crowded_since(child.start):
+            # the time it waited for a CPU while the pool ran more executions than cores
+            # is not on its clock (clock.py); a few of its processes tell (not a fork
+            # bomb's thousand, which would keep the worker reading while it runs on)
+            processes = self.processes()[: clock.READ_AT_MOST]
+            child.waited = clock.held_back([child.pid, *processes])
             child.deadline = clock.deadline(child.start, child.limit, child.waited)
         if child.exited_at is None and now >= child.deadline:
             child.timed_out = True
