@@ -122,7 +122,12 @@ def test_the_batch_states_each_problem_once_and_trusts_no_model() -> None:
     # the problem's own timeout wins; the others run under the batch's
     assert [batch.timeout_of(e) for e in batch.executions] == [20, 20, 20, 300]
     assert batch.options == protocol.Options(
-        jobs=3, timeout=20, memory_mb=6144, fresh_for=("torch",), hide=("/secret",)
+        jobs=3,
+        max_jobs=6,  # twice -j while cores sit idle, unless told otherwise
+        timeout=20,
+        memory_mb=6144,
+        fresh_for=("torch",),
+        hide=("/secret",),
     )
     # the batch file is JSON, and the env side reads back what the host wrote
     assert protocol.read_batch(json.dumps(batch.to_json())) == batch
@@ -143,12 +148,14 @@ def test_measuring_the_allowlist_always_runs_the_guard(
 
 def test_a_runs_defaults_are_the_batchs_where_they_are_not_the_hosts_own() -> None:
     batch, run = protocol.Options(), RunOptions()
-    host_own = {"jobs", "memory_mb"}  # all cores, and a memory cap
+    # all cores, a memory cap, and more workers while cores sit idle (``burst_jobs``)
+    host_own = {"jobs", "memory_mb", "max_jobs"}
     shared = {f.name for f in fields(protocol.Options)} - host_own
     assert {name: getattr(run, name) for name in shared} == {
         name: getattr(batch, name) for name in shared
     }
-    assert (batch.jobs, batch.memory_mb) == (1, None)
+    assert (batch.jobs, batch.memory_mb, batch.max_jobs) == (1, None, 0)
+    assert run.burst_jobs is None  # twice ``jobs``
 
 
 def test_batches_root_belongs_to_this_user_alone() -> None:
