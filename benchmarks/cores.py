@@ -17,64 +17,22 @@ execution's clock leaves out the time it waits for a CPU, envside/clock.py).
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import resource
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _envside import ENV_DIR, ROOT, SETS, environment, run_side
 
-from harness.core.problem import REFERENCE, Solution  # noqa: E402
-from harness.envs.build import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.envside import protocol  # noqa: E402
-from harness.execute.runner import Execution, RunOptions, make_batch  # noqa: E402
-from harness.matrix import spec  # noqa: E402
-from harness.problems import sets as problemsets  # noqa: E402
-
-DATA = Path(os.environ.get("HARNESS_DATA", ROOT.parent / "shared" / "data"))
-SETS = {
-    "ds1000": DATA / "ds1000" / "ds1000.jsonl.gz",
-    "bigcodebench": DATA / "bigcodebench" / "BigCodeBench-v0.1.5.jsonl.gz",
-}
-
-
-def run(
-    python: Path, executions: list[Execution], options: RunOptions
-) -> tuple[float, float, dict[int, str]]:
-    """One run: wall seconds, CPU seconds of the process tree, status by execution."""
-    with tempfile.TemporaryDirectory() as tmp:
-        batch = Path(tmp) / "batch.json"
-        batch.write_text(json.dumps(make_batch(executions, options).to_json()))
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.monotonic()
-        proc = subprocess.run(
-            [str(python), "-s", str(ENVSIDE), "run", str(batch)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        wall = time.monotonic() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    statuses = {}
-    for line in proc.stdout.splitlines():
-        parsed = protocol.read_line(line)
-        if isinstance(parsed, protocol.OutcomeLine):
-            statuses[parsed.seq] = parsed.outcome.status
-    return wall, cpu, statuses
+from harness.core.problem import REFERENCE, Solution
+from harness.execute.runner import Execution, RunOptions
+from harness.matrix import spec
+from harness.problems import sets as problemsets
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matrix", default=str(ROOT / "matrix.toml"))
     parser.add_argument("--combo", default="ds1000-2024")
-    parser.add_argument("--env-dir", default=os.environ.get("HARNESS_ENV_DIR", ".harness/envs"))
+    parser.add_argument("--env-dir", default=ENV_DIR)
     parser.add_argument("--set", choices=sorted(SETS), default="ds1000")
     parser.add_argument("--every", type=int, default=5, help="every K-th problem")
     parser.add_argument("--limit", type=int, help="then the first N")
@@ -87,11 +45,7 @@ def main() -> int:
         print(f"skipped: {source} is absent", file=sys.stderr)
         return 0
     matrix = spec.load(args.matrix)
-    combo = matrix.by_id[args.combo]
-    env, _ = EnvBuilder(Path(args.env_dir)).build(combo)
-    if not env.ok:
-        print(f"cannot build {combo.id}: {env.error}", file=sys.stderr)
-        return 1
+    env = environment(args.matrix, args.combo, args.env_dir)
     chosen = problemsets.load_jsonl(source)[:: args.every][: args.limit]
     executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
     burst = args.burst or 2 * args.jobs
@@ -105,13 +59,16 @@ def main() -> int:
     for turn in range(args.rounds):
         order = list(modes) if turn % 2 == 0 else list(reversed(modes))
         for mode in order:
-            wall, cpu, statuses = run(env.python_exe, executions, modes[mode])
-            walls[mode].append(wall)
-            cpus[mode].append(cpu)
-            runs.append((mode, statuses))
-            print(f"round {turn + 1}, {mode}: {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
+            ran = run_side(env.python_exe, executions, modes[mode], fixed=False)
+            walls[mode].append(ran.wall_s)
+            cpus[mode].append(ran.cpu_s)
+            runs.append((mode, ran.statuses()))
+            print(
+                f"round {turn + 1}, {mode}: {ran.wall_s:.1f} s wall, {ran.cpu_s:.1f} s CPU",
+                flush=True,
+            )
     print(
-        f"\n{combo.id}, {args.set}, {len(executions)} references, -j {args.jobs}, "
+        f"\n{args.combo}, {args.set}, {len(executions)} references, -j {args.jobs}, "
         f"burst up to {burst}, {args.rounds} rounds\n"
     )
     print("| mode | wall s, each round | mean wall s | CPU s, each round | wall / fixed |")

@@ -23,58 +23,38 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _envside import DATA, ENV_DIR, ROOT, environment, run_side
 
-from harness.core.problem import REFERENCE, Problem, Solution  # noqa: E402
-from harness.envs.build import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.envside import protocol  # noqa: E402
-from harness.execute.runner import Execution, RunOptions, make_batch  # noqa: E402
-from harness.matrix import spec  # noqa: E402
-from harness.problems import sets as problemsets  # noqa: E402
+from harness.core.problem import REFERENCE, Problem, Solution
+from harness.envs.build import ENVSIDE
+from harness.execute.runner import Execution, RunOptions
+from harness.problems import sets as problemsets
 
-DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
+DS1000 = DATA / "ds1000" / "ds1000.jsonl.gz"
 
 
 def run_mode(
     python: Path, executions: list[Execution], mode: str, jobs: int, before: str = ""
 ) -> tuple[float, dict[int, Any]]:
     options = RunOptions(jobs=jobs, isolation="fresh" if mode == "fresh" else "zygote")
-    with tempfile.TemporaryDirectory() as tmp:
-        batch = Path(tmp) / "batch.json"
-        # a fixed -j (no workers added while cores sit idle: the per-execution figures), as the
-        # env sides before issue #31's item 3 read a batch (they know no ``max_jobs``)
-        data = make_batch(executions, options).to_json()
-        data["options"].pop("max_jobs")
-        batch.write_text(json.dumps(data))
-        command = "floor" if mode == "floor" else "run"
-        envside = before if mode == "before" else str(ENVSIDE)
-        start = time.monotonic()
-        proc = subprocess.run(
-            [str(python), "-s", envside, command, str(batch)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        wall = time.monotonic() - start
-    outcomes = {}
-    for text in proc.stdout.splitlines():
-        line = protocol.read_line(text)
-        if isinstance(line, protocol.OutcomeLine):
-            outcomes[line.seq] = line.outcome.to_json()
-    return wall, outcomes
+    ran = run_side(
+        python,
+        executions,
+        options,
+        side=before if mode == "before" else str(ENVSIDE),
+        command="floor" if mode == "floor" else "run",
+    )
+    return ran.wall_s, {index: o.to_json() for index, o in ran.outcomes.items()}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matrix", default=str(ROOT / "matrix.toml"))
     parser.add_argument("--combo", default="ds1000-2024")
-    parser.add_argument("--env-dir", default=str(ROOT / ".harness" / "envs"))
+    parser.add_argument("--env-dir", default=ENV_DIR)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--limit", type=int, help="only the first N problems of each set")
     parser.add_argument(
@@ -90,11 +70,7 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    combo = spec.load(args.matrix).by_id[args.combo]
-    env, _ = EnvBuilder(Path(args.env_dir)).build(combo)
-    if not env.ok:
-        print(f"cannot build {combo.id}: {env.error}", file=sys.stderr)
-        return 1
+    env = environment(args.matrix, args.combo, args.env_dir)
     sets: dict[str, list[Problem]] = {}
     if "ds1000" in args.sets and DS1000.is_file():
         sets["ds1000"] = problemsets.load_jsonl(DS1000)
@@ -103,7 +79,7 @@ def main() -> int:
     print(
         f"machine: {platform.machine()}, {platform.processor() or '?'}; cores: "
         f"{subprocess.run(['nproc'], capture_output=True, text=True, check=False).stdout.strip()}; "
-        f"env {combo.id}: Python {env.python}, "
+        f"env {args.combo}: Python {env.python}, "
         + ", ".join(f"{k} {v}" for k, v in env.library_versions().items())
     )
     raw: dict[str, Any] = {}

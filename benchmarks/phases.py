@@ -21,28 +21,21 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _envside import DATA as SHARED
+from _envside import ENV_DIR, ROOT, environment, run_side
 
-from harness.core.problem import REFERENCE, Solution  # noqa: E402
-from harness.envs.build import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.envside import protocol  # noqa: E402
-from harness.execute.runner import Execution, RunOptions, make_batch  # noqa: E402
-from harness.matrix import spec  # noqa: E402
-from harness.problems import answers as answerfiles  # noqa: E402
-from harness.problems import sets as problemsets  # noqa: E402
+from harness.core.problem import REFERENCE, Solution
+from harness.execute.runner import Execution, RunOptions
+from harness.problems import answers as answerfiles
+from harness.problems import sets as problemsets
 
-DATA = ROOT.parent / "shared" / "data" / "ds1000"
+DATA = SHARED / "ds1000"
 CONFIGS = {
     "sandbox + guard": {"sandbox": True, "guard": True},
     "sandbox only": {"sandbox": True, "guard": False},
@@ -65,30 +58,8 @@ def run(
     options = RunOptions(
         jobs=jobs, isolation="zygote", sandbox=config["sandbox"], guard=config["guard"]
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        batch = Path(tmp) / "batch.json"
-        # a fixed -j (no workers added while cores sit idle: the per-execution figures), as the
-        # env sides before issue #31's item 3 read a batch (they know no ``max_jobs``)
-        data = make_batch(executions, options).to_json()
-        data["options"].pop("max_jobs")
-        batch.write_text(json.dumps(data))
-        marks_file = Path(tmp) / "marks.jsonl"
-        start = time.monotonic()
-        proc = subprocess.run(
-            [str(python), "-s", str(ENVSIDE), "run", str(batch)],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=dict(os.environ, HARNESS_PHASES=str(marks_file)),
-        )
-        wall = time.monotonic() - start
-        marks = [json.loads(line) for line in marks_file.read_text().splitlines()]
-    statuses = {}
-    for text in proc.stdout.splitlines():
-        line = protocol.read_line(text)
-        if isinstance(line, protocol.OutcomeLine):
-            statuses[line.seq] = line.outcome.status
-    return wall, statuses, marks
+    ran = run_side(python, executions, options, phases=True)
+    return ran.wall_s, ran.statuses(), ran.marks
 
 
 def durations(marks: list[list[Any]]) -> dict[str, float]:
@@ -127,18 +98,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matrix", default=str(ROOT / "matrix.toml"))
     parser.add_argument("--combo", default="ds1000-2024")
-    parser.add_argument("--env-dir", default=os.environ.get("HARNESS_ENV_DIR", ".harness/envs"))
+    parser.add_argument("--env-dir", default=ENV_DIR)
     parser.add_argument("--library", action="append", default=[], help="default Pandas, Numpy")
     parser.add_argument("--model", default="codex002")
     parser.add_argument("--every", type=int, default=1, help="every K-th problem only")
     parser.add_argument("-j", "--jobs", type=int, default=1)
     parser.add_argument("--json", help="also write the raw marks here")
     args = parser.parse_args()
-    combo = spec.load(args.matrix).by_id[args.combo]
-    env, _ = EnvBuilder(Path(args.env_dir)).build(combo)
-    if not env.ok:
-        print(f"cannot build {combo.id}: {env.error}", file=sys.stderr)
-        return 1
+    env = environment(args.matrix, args.combo, args.env_dir)
     problems = problemsets.load_jsonl(DATA / "ds1000.jsonl.gz")
     answers_path = DATA / "answers" / f"{args.model}-answers.jsonl"
     walls: dict[str, float] = defaultdict(float)

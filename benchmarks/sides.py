@@ -16,58 +16,18 @@ median overhead per execution over the floor and the status differences from it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _envside import DATA, ENV_DIR, ROOT, SideRun, environment, run_side
 
-from harness.core.problem import REFERENCE, Solution  # noqa: E402
-from harness.envs.build import ENVSIDE, EnvBuilder  # noqa: E402
-from harness.envside import protocol  # noqa: E402
-from harness.execute.runner import Execution, RunOptions, make_batch  # noqa: E402
-from harness.matrix import spec  # noqa: E402
-from harness.problems import sets as problemsets  # noqa: E402
+from harness.core.problem import REFERENCE, Solution
+from harness.envs.build import ENVSIDE
+from harness.execute.runner import Execution, RunOptions
+from harness.problems import sets as problemsets
 
-DS1000 = ROOT.parent / "shared" / "data" / "ds1000" / "ds1000.jsonl.gz"
-
-
-def run(
-    python: Path, side: str, command: str, executions: list[Execution], jobs: int
-) -> tuple[float, float, dict[int, Any]]:
-    """One run of ``executions``: wall seconds, CPU seconds of the tree, outcomes by seq."""
-    with tempfile.TemporaryDirectory() as tmp:
-        batch = Path(tmp) / "batch.json"
-        # a fixed -j (no workers added while cores sit idle: the per-execution figures), as the
-        # env sides before issue #31's item 3 read a batch (they know no ``max_jobs``)
-        data = make_batch(executions, RunOptions(jobs=jobs)).to_json()
-        data["options"].pop("max_jobs")
-        batch.write_text(json.dumps(data))
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.monotonic()
-        proc = subprocess.run(
-            [str(python), "-s", side, command, str(batch)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        wall = time.monotonic() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    outcomes = {}
-    for line in proc.stdout.splitlines():
-        parsed = protocol.read_line(line)
-        if isinstance(parsed, protocol.OutcomeLine):
-            outcomes[parsed.seq] = parsed.outcome.to_json()
-    return wall, cpu, outcomes
+DS1000 = DATA / "ds1000" / "ds1000.jsonl.gz"
 
 
 def main() -> int:
@@ -75,7 +35,7 @@ def main() -> int:
     parser.add_argument("--before", required=True, help="another checkout's envside/__main__.py")
     parser.add_argument("--matrix", default=str(ROOT / "matrix.toml"))
     parser.add_argument("--combo", default="ds1000-2024")
-    parser.add_argument("--env-dir", default=str(ROOT / ".harness" / "envs"))
+    parser.add_argument("--env-dir", default=ENV_DIR)
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=2)
@@ -83,35 +43,38 @@ def main() -> int:
     if not DS1000.exists():
         print(f"skipped: {DS1000} is absent", file=sys.stderr)
         return 0
-    combo = spec.load(args.matrix).by_id[args.combo]
-    env, _ = EnvBuilder(Path(args.env_dir)).build(combo)
-    if not env.ok:
-        print(f"cannot build {combo.id}: {env.error}", file=sys.stderr)
-        return 1
+    env = environment(args.matrix, args.combo, args.env_dir)
     problems = problemsets.load_jsonl(DS1000)[:: args.every]
     executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in problems]
-    sides = {"before": (args.before, "run"), "after": (str(ENVSIDE), "run")}
-    sides["floor"] = (str(ENVSIDE), "floor")
+    options = RunOptions(jobs=args.jobs)
+    sides = {  # name: (env side, command)
+        "before": (args.before, "run"),
+        "after": (str(ENVSIDE), "run"),
+        "floor": (str(ENVSIDE), "floor"),
+    }
     names = list(sides)
-    runs: dict[str, list[tuple[float, float, dict[int, Any]]]] = {n: [] for n in names}
+    runs: dict[str, list[SideRun]] = {n: [] for n in names}
     for r in range(args.rounds):
         for name in names[r % 3 :] + names[: r % 3]:
             side, command = sides[name]
-            runs[name].append(run(env.python_exe, side, command, executions, args.jobs))
+            runs[name].append(
+                run_side(env.python_exe, executions, options, side=side, command=command)
+            )
     print(f"{len(executions)} references, -j {args.jobs}, {args.rounds} rounds, {args.combo}")
     print(f"load average at the end: {os.getloadavg()}")
     floor = runs["floor"]
     for name in names:
-        walls = [w for w, _, _ in runs[name]]
-        cpus = ", ".join(f"{c:.1f}" for _, c, _ in runs[name])
-        ratio = statistics.mean(w / f[0] for w, f in zip(walls, floor, strict=True))
+        walls = [r.wall_s for r in runs[name]]
+        cpus = ", ".join(f"{r.cpu_s:.1f}" for r in runs[name])
+        ratio = statistics.mean(w / f.wall_s for w, f in zip(walls, floor, strict=True))
         overhead = statistics.mean(
-            statistics.median(o[i]["duration_s"] - fo[i]["duration_s"] for i in o)
-            for (_, _, o), (_, _, fo) in zip(runs[name], floor, strict=True)
+            statistics.median(
+                r.outcomes[i].duration_s - f.outcomes[i].duration_s for i in r.outcomes
+            )
+            for r, f in zip(runs[name], floor, strict=True)
         )
-        differ = sum(
-            1 for _, _, o in runs[name] for i in o if o[i]["status"] != floor[0][2][i]["status"]
-        )
+        base = floor[0].statuses()
+        differ = sum(1 for r in runs[name] for i, s in r.statuses().items() if s != base[i])
         print(
             f"{name:6s} wall {statistics.mean(walls):6.1f} s  CPU {cpus} s  "
             f"/floor {ratio:.2f}  median overhead {overhead * 1000:5.1f} ms  "

@@ -14,6 +14,7 @@ import pytest
 from harness.envside import cores, pool
 from harness.envside.pool import WORK, Reports
 from harness.envside.protocol import Record
+from harness.envside.supervisor import Supervisor
 from harness.envside.wire import read_exactly
 
 IDLE = cores.Reading(idle_cores=1.5, available_mb=8192)
@@ -121,3 +122,25 @@ def test_the_share_says_when_the_pool_ran_more_workers_than_cores() -> None:
     assert not share.crowded_since(time.monotonic() + 1)
     assert share.more(cores_here - 1)
     assert not share.more(cores_here)
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
+def test_the_supervisor_says_how_much_memory_an_execution_held(fresh: bool) -> None:
+    # the pool adds a worker only where memory holds twice the largest execution: each
+    # isolation mode must say how large its executions were (a fresh interpreter's too)
+    payload = {
+        "context": "def test_execution(solution):\n    exec(solution, {})\n",
+        "solution": "held = bytearray(200 * 1024 * 1024)",
+        "memory_mb": None,
+        "untrusted": False,
+        "sandboxed": False,
+        "hide": [],
+        "cgroups": [],
+        "limits": {"tasks": 1024, "task_cap": "none", "timeout": 60},
+    }
+    got: list[Record] = []
+    supervisor = Supervisor(lambda _index, record: got.append(record), 65536, dict(os.environ))
+    supervisor.run(0, payload, 60, fresh=fresh)
+    supervisor.finish()
+    assert got[0].status == "pass", got[0]
+    assert supervisor.peak_mb >= 200

@@ -14,6 +14,8 @@ import os
 import time
 from typing import List, Optional, Tuple
 
+from . import clock
+
 PATH = os.environ.get("HARNESS_PHASES", "")
 ON = bool(PATH)
 MARKS: List[Tuple[str, float]] = []  # this process's, since the execution began
@@ -53,13 +55,10 @@ def usage() -> List[Tuple[str, float]]:
 
 
 def run_delay() -> float:
-    """Seconds this process has waited on a run queue, for a CPU (Linux schedstat; 0 where
-    it cannot be read): what a busy machine added to its wall time."""
-    try:
-        with open("/proc/self/schedstat") as fh:
-            return int(fh.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return 0.0
+    """Seconds this process has waited on a run queue, for a CPU (its longest-waiting
+    thread, as the supervisor reads an execution's): what a busy machine added to its
+    wall time."""
+    return clock.run_delay(os.getpid())
 
 
 def stamps(text: str) -> List[Tuple[str, float]]:

@@ -99,9 +99,14 @@ class Share:
 
     @size.setter
     def size(self, value: int) -> None:
-        crowded = value > self._cores or self.size > self._cores
-        last = time.monotonic() if crowded else self._LAYOUT.unpack_from(self._memory)[1]
-        self._LAYOUT.pack_into(self._memory, 0, value, last)
+        self._LAYOUT.pack_into(self._memory, 0, value, self._last_crowded(value))
+
+    def _last_crowded(self, value: int) -> float:
+        """The crowded time to keep when the size goes (or stays) at ``value``: now, if the
+        pool runs more workers than cores before or after; else the time kept."""
+        if value > self._cores or self.size > self._cores:
+            return time.monotonic()
+        return float(self._LAYOUT.unpack_from(self._memory)[1])
 
     def more(self, slot: int) -> bool:
         """Whether the worker of ``slot`` may take another execution."""
@@ -114,8 +119,10 @@ class Share:
         return bool(size > self._cores or last >= start)
 
     def mark(self) -> None:
-        """Note that the pool runs as many workers as it does now (once per decision)."""
-        self.size = self.size
+        """Note that the pool runs as many workers as it does now (once per decision): if
+        more than cores, the crowded time moves to now."""
+        size = self.size
+        self._LAYOUT.pack_into(self._memory, 0, size, self._last_crowded(size))
 
 
 # What a worker does: (its slot, the read end of the work pipe, its reports, what the
@@ -161,7 +168,10 @@ def drain(
                 size = cores.wanted(pool.size, floor, ceiling, reading, pool.peak_mb)
                 if not waiting:
                     size = min(size, pool.size)  # no work to add a worker for
-                for slot in pool.resize(size):
+                idle = pool.resize(size)
+                # a worker is started only for work that waits: one that ended with the
+                # work drained would only exit again
+                for slot in idle if waiting else ():
                     selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
         for key, _ in events:
             if key.data is None:

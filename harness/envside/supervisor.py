@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import clock, phases
 from .execution import execute, prepare, report, reset_after_fork
@@ -44,6 +44,9 @@ from .protocol import (
     describe_exit,
     exit_code,
 )
+
+if TYPE_CHECKING:
+    import resource
 
 Emit = Callable[[int, Record], None]
 
@@ -93,27 +96,29 @@ class _Child:
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            if self.popen is not None:
-                self.returncode = self.popen.poll()
-            else:
-                with contextlib.suppress(ChildProcessError):
-                    done, status, usage = os.wait4(self.pid, os.WNOHANG)
-                    if done:
-                        self.returncode = exit_code(status)
-                        self.cpu_s = usage.ru_utime + usage.ru_stime
-                        self.peak_mb = usage.ru_maxrss / 1024
+            with contextlib.suppress(ChildProcessError):
+                done, status, usage = os.wait4(self.pid, os.WNOHANG)
+                if done:
+                    self._reaped(status, usage)
         return self.returncode
 
     def wait(self) -> int:
         if self.returncode is None:
-            if self.popen is not None:
-                self.returncode = self.popen.wait()
-            else:
-                _, status, usage = os.wait4(self.pid, 0)
-                self.returncode = exit_code(status)
-                self.cpu_s = usage.ru_utime + usage.ru_stime
-                self.peak_mb = usage.ru_maxrss / 1024
+            _, status, usage = os.wait4(self.pid, 0)
+            self._reaped(status, usage)
+        assert self.returncode is not None
         return self.returncode
+
+    def _reaped(self, status: int, usage: resource.struct_rusage) -> None:
+        """Its process has been waited for: keep how it ended and what it used."""
+        self.returncode = exit_code(status)
+        self.peak_mb = usage.ru_maxrss / 1024
+        if self.popen is not None:
+            # reaped here, not by subprocess: tell it, or it would wait for a pid now free
+            self.popen.returncode = self.returncode
+        else:
+            # a fresh interpreter's CPU time is mostly its imports: not the execution's
+            self.cpu_s = usage.ru_utime + usage.ru_stime
 
     def kill_group(self) -> None:
         # Each child leads its own session and process group: this reaches
@@ -152,6 +157,25 @@ class _Child:
             self.selector.unregister(self.exit_fd)
 
 
+_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+
+
+def _kill_pending(pid: int) -> bool:
+    """Whether process ``pid`` has a SIGKILL pending (Linux's /proc status; False where
+    it cannot be read)."""
+    try:
+        with open("/proc/%d/status" % pid) as fh:
+            for line in fh:
+                if (
+                    line.startswith(("SigPnd:", "ShdPnd:"))
+                    and int(line.split()[1], 16) & _SIGKILL_BIT
+                ):
+                    return True
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
 class _Spare:
     """An execution's process made ahead: in its sandbox, waiting for its program."""
 
@@ -168,8 +192,12 @@ class _Spare:
         return [self.program_fd, self.output_fd, self.result_fd]
 
     def alive(self) -> bool:
+        """Whether it can still take a program: not ended, and not about to (a SIGKILL sent
+        just now is pending until the process next runs: waitpid alone would miss it)."""
         with contextlib.suppress(ChildProcessError):
-            return os.waitpid(self.pid, os.WNOHANG)[0] == 0
+            if os.waitpid(self.pid, os.WNOHANG)[0] != 0:
+                return False
+            return not _kill_pending(self.pid)
         return False
 
     def discard(self) -> None:
