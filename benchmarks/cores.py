@@ -5,10 +5,11 @@
     python benchmarks/cores.py --every 5 --jobs 2                 # DS-1000, 200 references
 
 Runs the chosen problems' references straight through the env side (zygote, sandbox and
-guard as shipped) twice per round: with ``-j`` workers only (``fixed``) and with up to
-``--burst`` workers while the machine's cores sit idle (``burst``, the default of
-``harness run``: twice ``-j``), the order swapping from round to round so that a machine
-that gets busier or quieter weighs on both alike. Prints per mode the wall time of each
+guard as shipped) in each mode per round: with ``-j`` workers only (``fixed``: the library
+groups one after another) and with up to ``--burst`` workers while the machine's cores
+sit idle (``burst``, the default of ``harness run``: twice ``-j``; a group's last
+executions finishing beside the next group's first), the order reversing from round to
+round so that a machine that gets busier or quieter weighs on all alike. Prints per mode the wall time of each
 round, the CPU time of the whole process tree, and every execution whose status differs
 between any two runs (the claim: none beyond flaky problems, timeouts included; an
 execution's clock leaves out the time it waits for a CPU, envside/clock.py).
@@ -37,7 +38,12 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=5, help="every K-th problem")
     parser.add_argument("--limit", type=int, help="then the first N")
     parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--burst", type=int, help="most workers at once (default: twice -j)")
+    parser.add_argument(
+        "--burst",
+        type=int,
+        action="append",
+        help="most workers at once (default: twice -j); repeat to compare ceilings",
+    )
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     source = SETS[args.set]
@@ -48,11 +54,11 @@ def main() -> int:
     env = environment(args.matrix, args.combo, args.env_dir)
     chosen = problemsets.load_jsonl(source)[:: args.every][: args.limit]
     executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
-    burst = args.burst or 2 * args.jobs
-    modes = {
-        "fixed": RunOptions(jobs=args.jobs, burst_jobs=args.jobs, timeout=matrix.timeout),
-        "burst": RunOptions(jobs=args.jobs, burst_jobs=burst, timeout=matrix.timeout),
-    }
+    bursts = args.burst or [2 * args.jobs]
+    modes = {"fixed": RunOptions(jobs=args.jobs, burst_jobs=args.jobs, timeout=matrix.timeout)}
+    for burst in bursts:
+        name = "burst" if len(bursts) == 1 else f"burst {burst}"
+        modes[name] = RunOptions(jobs=args.jobs, burst_jobs=burst, timeout=matrix.timeout)
     walls: dict[str, list[float]] = {mode: [] for mode in modes}
     cpus: dict[str, list[float]] = {mode: [] for mode in modes}
     runs: list[tuple[str, dict[int, str]]] = []
@@ -69,7 +75,7 @@ def main() -> int:
             )
     print(
         f"\n{args.combo}, {args.set}, {len(executions)} references, -j {args.jobs}, "
-        f"burst up to {burst}, {args.rounds} rounds\n"
+        f"burst up to {', '.join(map(str, bursts))}, {args.rounds} rounds\n"
     )
     print("| mode | wall s, each round | mean wall s | CPU s, each round | wall / fixed |")
     print("| --- | --- | ---: | --- | ---: |")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 import pytest
 
@@ -110,25 +111,59 @@ def test_workers_let_go_when_the_cores_are_busy_again(monkeypatch: pytest.Monkey
     assert slots[-10:] == ["0"] * 10, slots
 
 
-def test_the_share_says_when_the_pool_ran_more_workers_than_cores() -> None:
+def test_the_census_says_when_the_batch_ran_more_workers_than_cores() -> None:
     cores_here = os.cpu_count() or 1
-    share = pool.Share(cores_here)
+    census = pool.Census(2)  # two pools of one batch: a group's tail and the next group
     start = time.monotonic()
-    assert not share.crowded_since(start)
-    share.size = cores_here + 1
-    assert share.crowded_since(start)
-    share.size = cores_here  # let go again: still crowded since ``start``, not after
-    assert share.crowded_since(start)
-    assert not share.crowded_since(time.monotonic() + 1)
-    assert share.more(cores_here - 1)
-    assert not share.more(cores_here)
+    census.count(0, cores_here)
+    assert not census.crowded_since(start)
+    census.count(1, 1)  # the next group begins beside the last executions of the first
+    assert census.total() == cores_here + 1
+    assert census.crowded_since(start)
+    census.count(0, cores_here - 1)  # one of the first pool's workers ends: no longer
+    assert census.crowded_since(start)  # crowded now, but it was since ``start``
+    assert not census.crowded_since(time.monotonic() + 1)
+
+
+def test_the_share_says_how_many_workers_may_take_work() -> None:
+    share = pool.Share(2)
+    assert share.more(1)
+    assert not share.more(2)
+    share.size = 3
+    assert share.more(2)
+
+
+def tail_serve(slot: int, work_r: int, reports: Reports, share: pool.Share) -> None:
+    """A worker whose execution number N sleeps N tenths of a second."""
+    while share.more(slot):
+        number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
+        if number is None:
+            break
+        index = WORK.unpack(number)[0]
+        reports.started(index)
+        reports.flush()
+        time.sleep(index / 10)
+        reports.outcome(index, Record("pass"))
+        reports.flush()
+
+
+def test_the_tail_is_told_once_every_execution_is_taken() -> None:
+    told: list[int] = []
+    got: list[int] = []
+    pool.drain([0, 1, 2, 3, 8], 3, tail_serve, lambda index, _: got.append(index), tail=told.append)
+    assert sorted(got) == [0, 1, 2, 3, 8]
+    # once execution 8 is taken, the workers still running, as each ends, down to none
+    assert told[-1] == 0
+    assert told == sorted(told, reverse=True)
+    assert len(set(told)) == len(told)
+    assert 1 in told
 
 
 @pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh"])
 def test_the_supervisor_says_how_much_memory_an_execution_held(fresh: bool) -> None:
     # the pool adds a worker only where memory holds twice the largest execution: each
     # isolation mode must say how large its executions were (a fresh interpreter's too)
-    payload = {
+    payload: dict[str, Any] = {
         "context": "def test_execution(solution):\n    exec(solution, {})\n",
         "solution": "held = bytearray(200 * 1024 * 1024)",
         "memory_mb": None,

@@ -12,9 +12,11 @@ limit on the wall clock: a machine so loaded that an execution gets less than ha
 core still ends each one, and a fork bomb, whose own processes hold each other back,
 runs at most that long.
 
-When the pool runs no more workers than cores the limit is the wall clock, exactly as
-with a fixed ``-j``. An execution that sleeps, waits on a subprocess or the network is
-not held back while it does: its clock is the wall clock then too.
+The workers counted are the batch's (``pool.Census``): a group's last executions and the
+next group's first run side by side in two pools. When the batch runs no more workers
+than cores the limit is the wall clock, exactly as with a fixed ``-j``. An execution that
+sleeps, waits on a subprocess or the network is not held back while it does: its clock
+is the wall clock then too.
 """
 
 from __future__ import annotations

@@ -80,49 +80,82 @@ class Reports:
         self._out.flush()
 
 
-class Share:
-    """What the pool tells its workers through memory they share with it: how many
-    workers may take work, and when it last ran more of them than the machine has cores
-    (an execution that ran while it did may have waited for a CPU because of it)."""
+class Census:
+    """How many workers each pool of a batch runs, and when the batch last ran more of
+    them than the machine has cores, in memory every pool shares (made before the
+    processes that run the pools are forked).
 
-    _LAYOUT = struct.Struct("<Bd")  # size, the monotonic time it was last crowded
+    The pools of a batch overlap: the next group's zygote starts its workers while the
+    last executions of the one before finish (``scheduler``). Whether an execution may
+    have waited for a CPU because of us is a question about the whole batch, not its
+    own pool. Each pool writes only its own place; anyone reads them all.
+    """
 
-    def __init__(self, size: int) -> None:
-        self._memory = mmap.mmap(-1, self._LAYOUT.size)
+    _PLACE = struct.Struct("<Id")  # live workers, the monotonic time last seen crowded
+
+    def __init__(self, pools: int = 1) -> None:
+        self._pools = max(1, pools)
+        self._memory = mmap.mmap(-1, self._PLACE.size * self._pools)
         self._cores = os.cpu_count() or 1
+
+    def _places(self) -> list[tuple[int, float]]:
+        return [
+            self._PLACE.unpack_from(self._memory, member * self._PLACE.size)
+            for member in range(self._pools)
+        ]
+
+    def total(self) -> int:
+        """The workers every pool runs now."""
+        return sum(live for live, _ in self._places())
+
+    def count(self, member: int, live: int) -> None:
+        """Pool ``member`` runs ``live`` workers from now on. The crowded time moves to now
+        when the batch ran more workers than cores just before or runs them just after."""
+        offset = (member % self._pools) * self._PLACE.size
+        was, last = self._PLACE.unpack_from(self._memory, offset)
+        before = self.total()
+        if max(before, before - was + live) > self._cores:
+            last = time.monotonic()
+        self._PLACE.pack_into(self._memory, offset, live, last)
+
+    def crowded_since(self, start: float) -> bool:
+        """Whether the batch has run more workers than cores at any time since ``start``
+        (a monotonic time), or does now."""
+        places = self._places()
+        return sum(live for live, _ in places) > self._cores or any(
+            last >= start for _, last in places
+        )
+
+
+class Share:
+    """What a pool tells its workers through memory they share with it: how many of them
+    may take work (slots 0 to size - 1), and, through the batch's census, whether the
+    batch ran more workers than cores while an execution ran (it may have waited for a
+    CPU because of it)."""
+
+    _SIZE = struct.Struct("<B")
+
+    def __init__(self, size: int, census: Census | None = None) -> None:
+        self._memory = mmap.mmap(-1, self._SIZE.size)
+        self.census = census if census is not None else Census()
         self.size = size
 
     @property
     def size(self) -> int:
         """How many workers may take work (slots 0 to size - 1)."""
-        return int(self._LAYOUT.unpack_from(self._memory)[0])
+        return int(self._SIZE.unpack_from(self._memory)[0])
 
     @size.setter
     def size(self, value: int) -> None:
-        self._LAYOUT.pack_into(self._memory, 0, value, self._last_crowded(value))
-
-    def _last_crowded(self, value: int) -> float:
-        """The crowded time to keep when the size goes (or stays) at ``value``: now, if the
-        pool runs more workers than cores before or after; else the time kept."""
-        if value > self._cores or self.size > self._cores:
-            return time.monotonic()
-        return float(self._LAYOUT.unpack_from(self._memory)[1])
+        self._SIZE.pack_into(self._memory, 0, value)
 
     def more(self, slot: int) -> bool:
         """Whether the worker of ``slot`` may take another execution."""
         return slot < self.size
 
     def crowded_since(self, start: float) -> bool:
-        """Whether the pool has run more workers than cores at any time since ``start``
-        (a monotonic time), or does now."""
-        size, last = self._LAYOUT.unpack_from(self._memory)
-        return bool(size > self._cores or last >= start)
-
-    def mark(self) -> None:
-        """Note that the pool runs as many workers as it does now (once per decision): if
-        more than cores, the crowded time moves to now."""
-        size = self.size
-        self._LAYOUT.pack_into(self._memory, 0, size, self._last_crowded(size))
+        """Whether the batch has run more workers than cores since ``start``, or does now."""
+        return self.census.crowded_since(start)
 
 
 # What a worker does: (its slot, the read end of the work pipe, its reports, what the
@@ -137,14 +170,22 @@ def drain(
     emit: Emit,
     ceiling: int = 0,
     gauge: cores.Gauge | None = None,
+    census: Census | None = None,
+    member: int = 0,
+    tail: Callable[[int], None] | None = None,
 ) -> None:
     """Run the executions ``indices`` on ``jobs`` workers, and on up to ``ceiling`` while
-    cores sit idle (as ``gauge`` reads them); emit each outcome they report."""
+    cores sit idle (as ``gauge`` reads them); emit each outcome they report.
+
+    ``census`` counts this pool's workers as its ``member`` among the batch's pools.
+    Once every execution has been taken, ``tail`` hears how many workers still run, each
+    time that changes (the scheduler starts the next pool by it)."""
     if not indices:
         return
     floor = min(jobs, len(indices))
     ceiling = max(floor, min(ceiling, len(indices), 255))
-    pool = _Pool(serve, floor)
+    pool = _Pool(serve, floor, census if census is not None else Census(), member)
+    told = -1  # the number of workers last told to ``tail``
     if ceiling > floor and gauge is None:
         gauge = cores.Gauge()
     feed = b"".join(WORK.pack(index) for index in indices)
@@ -161,7 +202,6 @@ def drain(
         events = selector.select(tick)
         if gauge is not None and time.monotonic() >= decided + cores.INTERVAL_S:
             decided = time.monotonic()
-            pool.share.mark()
             reading = gauge.read()
             waiting = bool(feed) or pool.work_left()
             if reading is not None and (waiting or pool.size > floor):
@@ -197,6 +237,9 @@ def drain(
                     emit(lost, Record(CRASH, message=reason))
                 if slot < pool.size and (feed or pool.work_left()):
                     selector.register(pool.spawn(slot), selectors.EVENT_READ, slot)
+        if tail is not None and not feed and len(pool.outputs) != told and not pool.work_left():
+            told = len(pool.outputs)
+            tail(told)
     selector.close()
     pool.close()
 
@@ -204,11 +247,12 @@ def drain(
 class _Pool:
     """The workers of one drain: their pids, their report pipes, the shared work pipe."""
 
-    def __init__(self, serve: Serve, size: int) -> None:
+    def __init__(self, serve: Serve, size: int, census: Census, member: int) -> None:
         self.serve = serve
         # how many slots may take work, shared with the workers (a worker whose slot is
         # beyond it ends after its execution)
-        self.share = Share(size)
+        self.share = Share(size, census)
+        self.member = member  # this pool's place in the census
         self.peak_mb = 0.0  # the most memory an execution has held so far
         self.work_r, self.work_w = os.pipe()
         self.pids: dict[int, int] = {}  # slot → pid
@@ -246,6 +290,7 @@ class _Pool:
         self.pids[slot] = pid
         self.outputs[slot] = out_r
         self.buffers[slot] = b""
+        self.share.census.count(self.member, len(self.outputs))
         return out_r
 
     def read(self, slot: int) -> list[tuple[int | None, OutcomeLine | None]]:
@@ -256,6 +301,7 @@ class _Pool:
             os.close(self.outputs.pop(slot))
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pids.pop(slot), 0)
+            self.share.census.count(self.member, len(self.outputs))
             return []
         lines = (self.buffers[slot] + chunk).split(b"\n")
         self.buffers[slot] = lines.pop()

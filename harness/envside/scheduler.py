@@ -2,7 +2,8 @@
 
 In zygote mode the executions are grouped by which of the ``APART`` libraries they need
 and, those that need none, by their problem's library; each group gets a zygote of its own
-that preloads what that group's problems import (while the group before it runs) and
+that preloads what that group's problems import (while the group before it runs, and
+beginning beside that group's last executions when the pool may grow past ``jobs``) and
 forks one child per execution. In fresh mode (or for libraries
 that do not survive a fork) each execution gets a brand-new interpreter. Either way every
 execution has its own process group, working directory, time limit and sandbox: the
@@ -15,14 +16,15 @@ import contextlib
 import gc
 import json
 import os
+import selectors
 import shutil
 import sys
 import tempfile
-from typing import List, NamedTuple, Tuple
+from typing import Callable, List, NamedTuple, Tuple
 
 from . import admission, phases, resident, sandbox
 from .allowlist import shipped_allowlist
-from .pool import WORK, Reports, Share, cgroup_name, drain
+from .pool import WORK, Census, Reports, Share, cgroup_name, drain
 from .processes import child_environment, fork, reap_strays
 from .protocol import (
     CRASH,
@@ -51,6 +53,7 @@ APART = ("tensorflow", "torch")
 # Processes and threads an execution may have at once (a fork bomb stops there).
 MAX_TASKS = 1024
 _ZYGOTE = "zygote"  # a line of a zygote's relay: what it holds (the others are outcomes)
+_TAIL = "tail"  # and: all its executions given out, this many workers still run
 
 Queue = List[Tuple[int, ExecutionSpec]]  # executions by their index in the batch
 
@@ -86,7 +89,10 @@ class Scheduler:
         sandbox.sweep_cgroups()
         sandbox.warm()  # what the guard's children look up, looked up once here
         self.task_cap = _task_cap(self.sandbox_reason)
-        self._started: list[_Started] = []  # zygotes forked and not yet relayed
+        # the descriptors of zygotes' pipes this process holds: no zygote forked later
+        # may hold them too (a zygote's end would not close while another held it)
+        self._held: set[int] = set()
+        self.census = Census()  # how many workers the batch's pools run (made per batch)
 
     # -- setup ----------------------------------------------------------------------
     def prepare_zygote(self, queue: Queue) -> None:
@@ -175,19 +181,23 @@ class Scheduler:
             # zygote of its own for a few NumPy problems needing torch would import it again.
             library = "" if apart else problem.library
             groups.setdefault((apart, library), []).append((index, spec))
-        # Each zygote prepares (imports, probes) while the one before it runs its group:
-        # a core the executions leave idle does the next group's imports.
-        order = list(groups.items())
-        ready = self._start_zygote(*order[0]) if order else None
-        for turn in range(len(order)):
-            current = ready
-            ready = self._start_zygote(*order[turn + 1]) if turn + 1 < len(order) else None
-            assert current is not None
-            self._relay_zygote(current)
+        self.census = Census(len(groups))  # before the zygotes are forked: they share it
+        self._relay_zygotes(list(groups.items()))
 
-    def _drain(self, queue: Queue, emit: Emit) -> None:
+    def _drain(
+        self, queue: Queue, emit: Emit, member: int = 0, tail: Callable[[int], None] | None = None
+    ) -> None:
         indices = [index for index, _ in queue]
-        drain(indices, self.options.jobs, self._serve, emit, ceiling=self.options.max_jobs)
+        drain(
+            indices,
+            self.options.jobs,
+            self._serve,
+            emit,
+            ceiling=self.options.max_jobs,
+            census=self.census,
+            member=member,
+            tail=tail,
+        )
 
     def _serve(self, slot: int, work_r: int, reports: Reports, share: Share) -> None:
         """A worker: take the next execution, run it, report it; until the work runs out."""
@@ -251,9 +261,11 @@ class Scheduler:
                 )
         supervisor.finish()
 
-    def _start_zygote(self, key: tuple[tuple[str, ...], str], items: Queue) -> _Started:
+    def _start_zygote(
+        self, member: int, key: tuple[tuple[str, ...], str], items: Queue
+    ) -> _Started:
         """Fork the zygote of one group: it prepares at once, and runs its group when told
-        (``_relay_zygote``)."""
+        (``_relay_zygotes``)."""
         group, library = key
         if not library:  # a group of one APART library: named by its problems' most common
             counts: dict[str, int] = {}
@@ -266,46 +278,92 @@ class Scheduler:
 
         def zygote() -> None:  # pragma: no cover - runs in the zygote
             self.protocol_fd = write_fd  # executions must not hold it either
-            self._zygote(write_fd, go_r, group, library, items)
+            self._zygote(write_fd, go_r, group, library, items, member)
 
-        # nor the zygote another one's pipes (the one running now: the scheduler holds them)
-        others = [fd for started in self._started for fd in (started.read_fd, started.go_w)]
-        pid = fork(zygote, close=[read_fd, go_w, *others], cover=[self.protocol_fd])
+        # nor the zygote other zygotes' pipes (those running, and the one prepared)
+        pid = fork(zygote, close=[read_fd, go_w, *self._held], cover=[self.protocol_fd])
         os.close(write_fd)
         os.close(go_r)
-        started = _Started(pid, read_fd, go_w, [index for index, _ in items])
-        self._started.append(started)
-        return started
+        self._held.update((read_fd, go_w))
+        return _Started(member, pid, read_fd, go_w, [index for index, _ in items])
 
-    def _relay_zygote(self, started: _Started) -> None:
-        """Let a zygote run its group; relay what it reports, account for what it does not."""
-        self._started.remove(started)
-        with contextlib.suppress(OSError):  # it died preparing: its executions are crashes
-            os.write(started.go_w, b"g")
-        os.close(started.go_w)
-        pending = set(started.indices)
-        with os.fdopen(started.read_fd, encoding="utf-8") as lines:
-            for line in lines:
-                try:
-                    event = json.loads(line)
-                    if isinstance(event, dict) and _ZYGOTE in event:
+    def _relay_zygotes(self, order: list[tuple[tuple[tuple[str, ...], str], Queue]]) -> None:
+        """Run the groups' zygotes in turn, relaying what they report.
+
+        Each zygote prepares (imports, probes) while the one before it runs its group: a
+        core the executions leave idle does the next group's imports. And a group's last
+        executions need not hold the next one back: once a zygote has given out all its
+        executions and runs no more than ``max_jobs - jobs`` workers, the next zygote
+        begins beside it (with a fixed ``-j`` that is none: the next one begins when the
+        one before has ended). A slow execution at the end of a group (a test that
+        sleeps, a solution that runs to its time limit) then keeps one worker, not all.
+        """
+        overlap = max(0, self.options.max_jobs - self.options.jobs)
+        selector = selectors.DefaultSelector()
+        prepared = self._start_zygote(0, *order[0]) if order else None
+        newest: _Relay | None = None  # the zygote begun last (the one whose tail counts)
+
+        def begin() -> None:
+            nonlocal prepared, newest
+            started, prepared = prepared, None
+            assert started is not None
+            following = started.member + 1
+            if following < len(order):  # prepared while this one runs
+                prepared = self._start_zygote(following, *order[following])
+            with contextlib.suppress(OSError):  # it died preparing: its executions crash
+                os.write(started.go_w, b"g")
+            os.close(started.go_w)
+            self._held.discard(started.go_w)
+            newest = _Relay(started)
+            selector.register(started.read_fd, selectors.EVENT_READ, newest)
+
+        if prepared is not None:
+            begin()
+        while selector.get_map():
+            for key, _ in selector.select():
+                relay: _Relay = key.data
+                chunk = os.read(key.fd, 1 << 16)
+                for event in relay.events(chunk):
+                    if _ZYGOTE in event:
                         self.zygotes.append(Zygote.from_json(event[_ZYGOTE], "zygote"))
-                        continue
-                    outcome = OutcomeLine.from_json(event, "zygote's outcome line")
-                except ValueError:  # a line cut short by the zygote's death
-                    continue
-                if outcome.seq in pending:
-                    pending.discard(outcome.seq)
-                    self.emit(outcome.seq, outcome.outcome)
-        _, status = os.waitpid(started.pid, 0)
+                    elif _TAIL in event:
+                        running = event[_TAIL]
+                        if prepared is not None and relay is newest and running <= overlap:
+                            begin()
+                    else:
+                        try:
+                            outcome = OutcomeLine.from_json(event, "zygote's outcome line")
+                        except ValueError:
+                            continue
+                        if outcome.seq in relay.pending:
+                            relay.pending.discard(outcome.seq)
+                            self.emit(outcome.seq, outcome.outcome)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    os.close(key.fd)
+                    self._held.discard(key.fd)
+                    self._account(relay)
+                    if prepared is not None and relay is newest:
+                        begin()
+        selector.close()
+
+    def _account(self, relay: _Relay) -> None:
+        """A zygote has ended: each execution it did not report is a crash."""
+        _, status = os.waitpid(relay.started.pid, 0)
         reason = "the zygote died (%s) before reporting this execution" % describe_exit(
             exit_code(status)
         )
-        for index in sorted(pending):
+        for index in sorted(relay.pending):
             self.emit(index, Record(CRASH, message=reason))
 
     def _zygote(
-        self, write_fd: int, go_r: int, group: tuple[str, ...], library: str, items: Queue
+        self,
+        write_fd: int,
+        go_r: int,
+        group: tuple[str, ...],
+        library: str,
+        items: Queue,
+        member: int,
     ) -> None:
         """In the zygote: preload, report what it holds, and run the group on its workers
         once the scheduler says so (the zygote before it has run its own)."""
@@ -338,10 +396,13 @@ class Scheduler:
         def relay(index: int, record: Record) -> None:
             out.write(outcome_line(index, record))
 
+        def tail(running: int) -> None:
+            out.write(json.dumps({_TAIL: running}) + "\n")
+
         out.flush()
         os.read(go_r, 1)  # a byte, or the end of the pipe: the scheduler is gone or done
         os.close(go_r)
-        self._drain(items, relay)
+        self._drain(items, relay, member, tail)
         out.flush()
 
     def _fresh_for(self, problem: ProblemSpec) -> bool:
@@ -373,12 +434,37 @@ class Scheduler:
 
 
 class _Started(NamedTuple):
-    """A zygote forked to run one group: its pid, its outcome lines, the word to begin."""
+    """A zygote forked to run one group: its place among the batch's groups, its pid, its
+    outcome lines, the word to begin, and its executions."""
 
+    member: int
     pid: int
     read_fd: int
     go_w: int
     indices: list[int]
+
+
+class _Relay:
+    """A running zygote's relay, read as it comes: the executions it has not reported."""
+
+    def __init__(self, started: _Started) -> None:
+        self.started = started
+        self.pending = set(started.indices)
+        self._buffer = b""
+
+    def events(self, chunk: bytes) -> list[Json]:
+        """The complete lines ``chunk`` ends, as JSON objects (the end of the relay, an
+        empty chunk, completes the last one; a line cut short by the zygote's death, or
+        anything not an object, is skipped)."""
+        lines = (self._buffer + chunk).split(b"\n")
+        self._buffer = lines.pop() if chunk else b""
+        found = []
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                event = json.loads(line.decode("utf-8"))
+                if isinstance(event, dict):
+                    found.append(event)
+        return found
 
 
 def _probe_sandbox() -> str | None:
