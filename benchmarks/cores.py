@@ -7,7 +7,7 @@
 Runs the chosen problems' references straight through the env side (zygote, sandbox and
 guard as shipped) in each mode per round: with ``-j`` workers only (``fixed``: the library
 groups one after another) and with up to ``--burst`` workers while the machine's cores
-sit idle (``burst``, the default of ``harness run``: twice ``-j``; a group's last
+sit idle (``burst``, the default of ``harness run``: three times ``-j``; a group's last
 executions finishing beside the next group's first), the order reversing from round to
 round so that a machine that gets busier or quieter weighs on all alike. Prints per mode the wall time of each
 round, the CPU time of the whole process tree, and every execution whose status differs
@@ -24,7 +24,7 @@ import sys
 from _envside import ENV_DIR, ROOT, SETS, environment, run_side
 
 from harness.core.problem import REFERENCE, Solution
-from harness.execute.runner import Execution, RunOptions
+from harness.execute.runner import BURST, Execution, RunOptions
 from harness.matrix import spec
 from harness.problems import sets as problemsets
 
@@ -42,7 +42,7 @@ def main() -> int:
         "--burst",
         type=int,
         action="append",
-        help="most workers at once (default: twice -j); repeat to compare ceilings",
+        help="most workers at once (default: three times -j); repeat to compare ceilings",
     )
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
@@ -54,7 +54,7 @@ def main() -> int:
     env = environment(args.matrix, args.combo, args.env_dir)
     chosen = problemsets.load_jsonl(source)[:: args.every][: args.limit]
     executions = [Execution(p, Solution(p.id, REFERENCE, p.reference_code)) for p in chosen]
-    bursts = args.burst or [2 * args.jobs]
+    bursts = args.burst or [BURST * args.jobs]
     modes = {"fixed": RunOptions(jobs=args.jobs, burst_jobs=args.jobs, timeout=matrix.timeout)}
     for burst in bursts:
         name = "burst" if len(bursts) == 1 else f"burst {burst}"

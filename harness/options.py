@@ -224,7 +224,7 @@ BURST_JOBS = Option(
     type=int,
     metavar="N",
     help="up to N executions at once while measured CPU use leaves a core idle and memory "
-    "allows (default: twice --jobs; equal to --jobs for a fixed count)",
+    "allows (default: three times --jobs; equal to --jobs for a fixed count)",
 )
 TIMEOUT = Option(("--timeout",), type=float, help="seconds per execution (default: matrix.timeout)")
 MEMORY_MB = Option(

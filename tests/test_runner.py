@@ -123,7 +123,7 @@ def test_the_batch_states_each_problem_once_and_trusts_no_model() -> None:
     assert [batch.timeout_of(e) for e in batch.executions] == [20, 20, 20, 300]
     assert batch.options == protocol.Options(
         jobs=3,
-        max_jobs=6,  # twice -j while cores sit idle, unless told otherwise
+        max_jobs=9,  # three times -j while cores sit idle, unless told otherwise
         timeout=20,
         memory_mb=6144,
         fresh_for=("torch",),

@@ -38,13 +38,19 @@ class Sink(Protocol):
     def write(self, outcome: Outcome) -> None: ...
 
 
+# The most executions at once, as a multiple of -j, while cores sit idle: three times kept
+# the whole BigCodeBench pinned combo within 0.57 of a fixed -j's wall time, twice only
+# within 0.70, with identical statuses (BENCHMARKS.md, benchmarks/cores.py)
+BURST = 3
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """How a run's executions run: the batch's options (``protocol.Options`` says what
     each is), and the host's own (``repeat``, ``env``, admission)."""
 
     jobs: int = os.cpu_count() or 1  # the batch's default is one
-    # executions at once while cores sit idle (envside/cores.py); None: twice ``jobs``
+    # executions at once while cores sit idle (envside/cores.py); None: ``BURST`` × ``jobs``
     burst_jobs: int | None = None
     timeout: float = _BATCH.timeout  # default per execution; a problem's own timeout wins
     memory_mb: int | None = DEFAULT_MEMORY_MB  # the batch's default is no cap
@@ -129,7 +135,7 @@ def make_batch(executions: Sequence[Execution], options: RunOptions) -> protocol
         ),
         options=protocol.Options(
             jobs=options.jobs,
-            max_jobs=options.burst_jobs if options.burst_jobs is not None else 2 * options.jobs,
+            max_jobs=options.burst_jobs if options.burst_jobs is not None else BURST * options.jobs,
             timeout=options.timeout,
             memory_mb=options.memory_mb,
             output_limit=options.output_limit,
