@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -61,18 +62,25 @@ class Given:
         return self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
 
 
-def serve(slot: int, work_r: int, reports: Reports, share: pool.Share) -> None:
-    """A worker whose every execution waits a little and says which slot ran it."""
-    while share.more(slot):
-        number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
-        if number is None:
-            break
-        index = WORK.unpack(number)[0]
-        reports.started(index)
-        time.sleep(0.05)
-        reports.outcome(index, Record("pass", message=str(slot)))
-        reports.peak(50.0)
-        reports.flush()
+def worker(sleep_s: Callable[[int], float]) -> pool.Serve:
+    """A worker whose execution number N sleeps ``sleep_s(N)`` seconds, then passes and
+    says which slot ran it (and that it held 50 MB, which the pool weighs only where a
+    gauge decides)."""
+
+    def serve(slot: int, work_r: int, reports: Reports, share: pool.Share) -> None:
+        while share.more(slot):
+            number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
+            if number is None:
+                break
+            index = WORK.unpack(number)[0]
+            reports.started(index)
+            reports.flush()
+            time.sleep(sleep_s(index))
+            reports.outcome(index, Record("pass", message=str(slot)))
+            reports.peak(50.0)
+            reports.flush()
+
+    return serve
 
 
 def drain(count: int, gauge: Given, ceiling: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -83,6 +91,7 @@ def drain(count: int, gauge: Given, ceiling: int, monkeypatch: pytest.MonkeyPatc
         assert index not in got, f"execution {index} reported twice"
         got[index] = record
 
+    serve = worker(lambda _index: 0.05)  # every execution waits a little
     pool.drain(list(range(count)), 1, serve, emit, ceiling=ceiling, gauge=gauge)  # type: ignore[arg-type]
     assert sorted(got) == list(range(count))
     assert {record.status for record in got.values()} == {"pass"}
@@ -133,24 +142,11 @@ def test_the_share_says_how_many_workers_may_take_work() -> None:
     assert share.more(2)
 
 
-def tail_serve(slot: int, work_r: int, reports: Reports, share: pool.Share) -> None:
-    """A worker whose execution number N sleeps N tenths of a second."""
-    while share.more(slot):
-        number = read_exactly(lambda size: os.read(work_r, size), WORK.size)
-        if number is None:
-            break
-        index = WORK.unpack(number)[0]
-        reports.started(index)
-        reports.flush()
-        time.sleep(index / 10)
-        reports.outcome(index, Record("pass"))
-        reports.flush()
-
-
 def test_the_tail_is_told_once_every_execution_is_taken() -> None:
     told: list[int] = []
     got: list[int] = []
-    pool.drain([0, 1, 2, 3, 8], 3, tail_serve, lambda index, _: got.append(index), tail=told.append)
+    serve = worker(lambda index: index / 10)  # execution number N: N tenths of a second
+    pool.drain([0, 1, 2, 3, 8], 3, serve, lambda index, _: got.append(index), tail=told.append)
     assert sorted(got) == [0, 1, 2, 3, 8]
     # once execution 8 is taken, the workers still running, as each ends, down to none
     assert told[-1] == 0

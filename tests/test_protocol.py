@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,6 @@ from typing import Any
 import pytest
 
 from harness.core.results import Status
-from harness.envs.build import ENVSIDE
 from harness.envside import (
     formatlib,
     formatlib_bigcodebench,
@@ -27,6 +24,7 @@ from harness.envside import (
     protocol,
 )
 from harness.problems.formats import bigcodebench, cibench, exeds, gitchameleon
+from tests.envside import run_envside
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):
@@ -127,20 +125,6 @@ def test_lines_read_back_as_they_were_written() -> None:
     zygote = protocol.Zygote(("torch",), "torch", ("torch",), {}, {"x": "ImportError: no"})
     done = protocol.Done(protocol.PROTOCOL, isolation="zygote", zygotes=(zygote,))
     assert protocol.read_line(protocol.done_line(done)) == done
-
-
-def run_envside(tmp_path: Path, batch: dict[str, Any]) -> tuple[int, list[Any]]:
-    path = tmp_path / "batch" / "batch.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps(batch))
-    proc = subprocess.run(
-        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return proc.returncode, [protocol.read_line(line) for line in proc.stdout.splitlines()]
 
 
 def test_the_env_side_runs_a_minimal_batch_with_the_declared_defaults(tmp_path: Path) -> None:

@@ -9,16 +9,13 @@ execution at the end of the first group sleeps for seconds, the others take mill
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from harness.envs.build import ENVSIDE
 from harness.envside import protocol
+from tests.envside import run_envside
 
 CHECK = textwrap.dedent("""
     def test_execution(solution):
@@ -44,17 +41,7 @@ def arrivals(tmp_path: Path, max_jobs: int) -> list[int]:
             for problem, solution in executions
         ],
     }
-    path = tmp_path / "batch" / "batch.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps(batch))
-    proc = subprocess.run(
-        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    lines = [protocol.read_line(line) for line in proc.stdout.splitlines()]
+    _, lines = run_envside(tmp_path, batch, check=True)
     outcomes = [line for line in lines if isinstance(line, protocol.OutcomeLine)]
     assert [o.outcome.status for o in outcomes] == ["pass"] * len(executions)
     done = lines[-1]

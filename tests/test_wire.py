@@ -1,6 +1,6 @@
 """The messages between the checker and a solution's process (harness/envside/wire.py):
 the reports it sends back, read as a hostile solution could write them, and the requests
-the checker sends it.
+the checker sends it; and the JSON lines a worker and a zygote write for the scheduler.
 """
 
 from __future__ import annotations
@@ -98,6 +98,24 @@ def test_read_exactly_is_none_at_an_early_end() -> None:
         os.close(read_fd)
         if write_fd >= 0:
             os.close(write_fd)
+
+
+def test_json_lines_are_read_whole_however_the_pipe_splits_them() -> None:
+    lines = wire.JsonLines()
+    assert lines.feed(b'{"a": 1}\n{"b": "\xc3') == [{"a": 1}]  # cut within the "é"
+    assert lines.feed(b'\xa9"') == []  # no newline yet: the line goes on
+    assert lines.feed(b'}\n{"c": 3}\n{"d": [4]}\n') == [{"b": "é"}, {"c": 3}, {"d": [4]}]
+    assert lines.feed(b"") == []  # the end of the pipe, nothing left over
+
+
+def test_a_json_line_cut_short_or_not_an_object_is_skipped() -> None:
+    lines = wire.JsonLines()
+    sent = b'{"a": 1\nnot json\n[1, 2]\n"text"\n\n\xff\n{"b": 2}\n{"c": '
+    assert lines.feed(sent) == [{"b": 2}]  # the lines after a bad one are still read
+    # the end of the pipe completes the last line: cut short, it is skipped too
+    assert lines.feed(b"") == []
+    assert lines.feed(b'{"d": 4}') == []
+    assert lines.feed(b"") == [{"d": 4}]  # a last line needs no newline
 
 
 def test_a_run_request_carries_values_modules_and_functions_as_code() -> None:

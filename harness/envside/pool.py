@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Callable
 from . import cores, sandbox
 from .processes import fork
 from .protocol import CRASH, OutcomeLine, Record, outcome_line
+from .wire import JsonLines
 
 if TYPE_CHECKING:
     from .supervisor import Emit
@@ -257,7 +258,7 @@ class _Pool:
         self.work_r, self.work_w = os.pipe()
         self.pids: dict[int, int] = {}  # slot → pid
         self.outputs: dict[int, int] = {}  # slot → read end of its reports
-        self.buffers: dict[int, bytes] = {}
+        self.lines: dict[int, JsonLines] = {}  # slot → its reports, read as they come
         self.running: dict[int, int | None] = {}  # slot → the execution it runs now
         self.feed_open = True
 
@@ -289,7 +290,7 @@ class _Pool:
         os.close(out_w)
         self.pids[slot] = pid
         self.outputs[slot] = out_r
-        self.buffers[slot] = b""
+        self.lines[slot] = JsonLines()
         self.share.census.count(self.member, len(self.outputs))
         return out_r
 
@@ -303,15 +304,12 @@ class _Pool:
                 os.waitpid(self.pids.pop(slot), 0)
             self.share.census.count(self.member, len(self.outputs))
             return []
-        lines = (self.buffers[slot] + chunk).split(b"\n")
-        self.buffers[slot] = lines.pop()
         events: list[tuple[int | None, OutcomeLine | None]] = []
-        for line in lines:
-            with contextlib.suppress(ValueError):  # a line cut short by the worker's death
-                event = json.loads(line.decode("utf-8"))
-                if isinstance(event, dict) and _STARTED in event:
+        for event in self.lines[slot].feed(chunk):
+            with contextlib.suppress(ValueError):  # none of the three: skipped, as a cut line is
+                if _STARTED in event:
                     events.append((int(event[_STARTED]), None))
-                elif isinstance(event, dict) and _PEAK in event:
+                elif _PEAK in event:
                     self.peak_mb = max(self.peak_mb, float(event[_PEAK]))
                 else:
                     events.append((None, OutcomeLine.from_json(event, "worker report")))

@@ -43,7 +43,7 @@ from .protocol import (
     outcome_line,
 )
 from .supervisor import Emit, Supervisor
-from .wire import read_exactly
+from .wire import JsonLines, read_exactly
 from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
 
 # Libraries that never share a zygote: each carries native runtimes (LLVM, protobuf,
@@ -323,7 +323,7 @@ class Scheduler:
             for key, _ in selector.select():
                 relay: _Relay = key.data
                 chunk = os.read(key.fd, 1 << 16)
-                for event in relay.events(chunk):
+                for event in relay.lines.feed(chunk):
                     if _ZYGOTE in event:
                         self.zygotes.append(Zygote.from_json(event[_ZYGOTE], "zygote"))
                     elif _TAIL in event:
@@ -450,21 +450,9 @@ class _Relay:
     def __init__(self, started: _Started) -> None:
         self.started = started
         self.pending = set(started.indices)
-        self._buffer = b""
-
-    def events(self, chunk: bytes) -> list[Json]:
-        """The complete lines ``chunk`` ends, as JSON objects (the end of the relay, an
-        empty chunk, completes the last one; a line cut short by the zygote's death, or
-        anything not an object, is skipped)."""
-        lines = (self._buffer + chunk).split(b"\n")
-        self._buffer = lines.pop() if chunk else b""
-        found = []
-        for line in lines:
-            with contextlib.suppress(ValueError):
-                event = json.loads(line.decode("utf-8"))
-                if isinstance(event, dict):
-                    found.append(event)
-        return found
+        # its lines (the end of the relay completes the last one; a line cut short by the
+        # zygote's death is skipped)
+        self.lines = JsonLines()
 
 
 def _probe_sandbox() -> str | None:

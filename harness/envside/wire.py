@@ -8,6 +8,9 @@
   of its report's pipe as ancillary data, then the request. A run request carries the
   code, the values the check gives the solution, its modules by name and the global
   random states (``make_request``; the solution's process rebuilds it, ``load_request``).
+
+And one the scheduler reads: **lines** (a pool's worker → its pool, a zygote → the
+scheduler), one JSON object a line, read as the pipe's bytes come (``JsonLines``).
 """
 
 from __future__ import annotations
@@ -187,6 +190,33 @@ def read_exactly(read: Callable[[int], bytes], size: int, data: bytes = b"") -> 
         chunks.append(chunk)
         size -= len(chunk)
     return b"".join(chunks)
+
+
+# -- lines: what a worker reports to its pool, and a zygote to the scheduler --------------
+
+
+class JsonLines:
+    """The JSON objects of one pipe of lines, read as its bytes come: a read may end in
+    the middle of a line, or of a character. A line cut short (its writer died while it
+    wrote it) or anything not a JSON object is skipped and the lines after it are read:
+    to the reader, a report not sent whole was not sent."""
+
+    def __init__(self) -> None:
+        self._buffer = b""  # the start of a line whose end has not come yet
+
+    def feed(self, data: bytes) -> list[Json]:
+        """The objects of the lines ``data`` completes, in order. ``b""``, the end of the
+        pipe, completes the last line, newline or not (a pool never feeds it: a worker's
+        unfinished line goes with the worker)."""
+        lines = (self._buffer + data).split(b"\n")
+        self._buffer = lines.pop() if data else b""
+        found: list[Json] = []
+        for line in lines:
+            with contextlib.suppress(ValueError):  # cut short, or not JSON (nor UTF-8)
+                value = json.loads(line.decode("utf-8"))
+                if isinstance(value, dict):
+                    found.append(value)
+        return found
 
 
 # -- a run request: what the check gives the solution ---------------------------------------

@@ -1,0 +1,34 @@
+"""The env side run as the host runs it, on a batch a test wrote: under this interpreter
+(it is stdlib-only), its lines read back as the host reads them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
+
+from harness.envs.build import ENVSIDE
+from harness.envside import protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def run_envside(
+    tmp_path: Path, batch: dict[str, Any], *, check: bool = False
+) -> tuple[int, list[Any]]:
+    """``envside run`` on ``batch`` (written under ``tmp_path``): its exit code and its
+    lines, in the order they arrived (outcome lines as executions ended, then the done
+    line). With ``check``, a non-zero exit raises before any line is read."""
+    path = tmp_path / "batch" / "batch.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(batch))
+    proc = subprocess.run(
+        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=check,
+    )
+    return proc.returncode, [protocol.read_line(line) for line in proc.stdout.splitlines()]
