@@ -133,6 +133,14 @@ def test_the_batch_states_each_problem_once_and_trusts_no_model() -> None:
     assert protocol.read_batch(json.dumps(batch.to_json())) == batch
 
 
+def test_a_module_python_dropped_is_not_an_install_the_env_side_skips_for() -> None:
+    # BigCodeBench/272 imports cgi, gone in Python 3.13: skipped there it was never seen
+    # to drift; run, it fails on its import, which the drift analysis reads as removed
+    dropped = problem("p/cgi", requires=("cgi", "http", "numpy", "distutils"))
+    batch = make_batch([Execution(dropped, Solution("p/cgi", "reference", "x"))], RunOptions())
+    assert batch.problems["p/cgi"].requires == ("http", "numpy")
+
+
 @pytest.mark.parametrize(
     ("guard", "record", "expected"),
     [(True, False, True), (False, False, False), (False, True, True), (True, True, True)],

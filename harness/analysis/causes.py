@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import enum
 import re
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.core.libraries import BY_KEY, MODULE_TO_PACKAGE, canonical
+from harness.core.libraries import BY_KEY, MODULE_TO_PACKAGE, canonical, is_stdlib
 from harness.core.results import Status
 from harness.envside.protocol import OUTPUT_FORMAT
 
@@ -94,24 +93,6 @@ _NO_DATA = re.compile(
 )
 _NO_PROGRAM = re.compile(r"\[harness: no program '([^']*)' on this machine\]")
 PYTHON = "python"  # the library key of Python itself and its standard library
-# Modules the standard library had and dropped (3.12: PEP 632 and others; 3.13: PEP 594):
-# the host's own list no longer names them.
-_REMOVED_STDLIB = frozenset(
-    {
-        "asynchat", "asyncore", "distutils", "imp", "smtpd",
-        "aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr", "lib2to3", "mailcap",
-        "msilib", "nis", "nntplib", "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau",
-        "telnetlib", "uu", "xdrlib",
-    }
-)  # fmt: skip
-
-
-def is_stdlib(module: str) -> bool:
-    """Whether ``module`` (dotted) is of Python's standard library, now or once."""
-    top = module.split(".", maxsplit=1)[0]
-    return top in sys.stdlib_module_names or top in _REMOVED_STDLIB
-
-
 _BUILTIN_TYPES = frozenset(
     {
         "list",

@@ -9,6 +9,7 @@ This module is the one place these facts live: TensorFlow is installed as
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -103,3 +104,23 @@ def canonical(name: str) -> str:
     """The canonical key for a library name, or the lower-cased name for other packages."""
     lib = lookup(name)
     return lib.key if lib else name.strip().lower()
+
+
+# Modules the standard library had and dropped (3.12: PEP 632 and others; 3.13: PEP 594).
+# A problem that imports one is not missing an install where it is gone: Python removed
+# an API it uses, which is drift like any library's removal (``harness.execute.runner``).
+REMOVED_STDLIB = frozenset(
+    {
+        "asynchat", "asyncore", "distutils", "imp", "smtpd",
+        "aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr", "lib2to3", "mailcap",
+        "msilib", "nis", "nntplib", "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau",
+        "telnetlib", "uu", "xdrlib",
+    }
+)  # fmt: skip
+
+
+def is_stdlib(module: str) -> bool:
+    """Whether ``module`` (dotted) is of Python's standard library, now or once: the
+    host's own list (``sys.stdlib_module_names``) no longer names those it dropped."""
+    top = module.split(".", maxsplit=1)[0]
+    return top in sys.stdlib_module_names or top in REMOVED_STDLIB

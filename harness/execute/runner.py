@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.core.libraries import REMOVED_STDLIB
 from harness.core.problem import MODEL_PREFIX
 from harness.core.results import CapturedWarning, Outcome, Part, Status
 from harness.envs.build import ENVSIDE, EnvInfo
@@ -116,7 +117,10 @@ def make_batch(executions: Sequence[Execution], options: RunOptions) -> protocol
         if e.problem.id not in problems:
             problems[e.problem.id] = protocol.ProblemSpec(
                 context=e.problem.code_context,
-                requires=e.problem.requires,
+                # what the env side skips a problem for where it is not installed: a
+                # module Python itself dropped is not an install to miss but a removed
+                # API, so the problem runs there and fails on its import (drift)
+                requires=tuple(m for m in e.problem.requires if m not in REMOVED_STDLIB),
                 library=e.problem.library,
                 in_process=in_process.get(e.problem.id, ""),
             )

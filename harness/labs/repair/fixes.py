@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.core.errors import ProblemError
+from harness.core.problem import imported_modules
 from harness.core.tomlfile import TomlFile
 from harness.problems.formats import bigcodebench
 
@@ -223,6 +224,8 @@ def apply(problem: Problem, fixes: Sequence[Fix]) -> Problem:
         problem,
         reference_code=reference,
         code_context=context,
+        # what the fixed task imports (a fix may drop a module Python no longer has)
+        requires=imported_modules(new_prompt, str(fixed["test"])),
         metadata={
             **problem.metadata,
             "code_prompt": new_prompt,

@@ -156,9 +156,11 @@ def _with_prompt(text: str, old_prompt: str, new_prompt: str) -> str:
 
 def _libs(libs: object, old_prompt: str, new_prompt: str) -> object:
     """``libs`` (upstream's list, written as its text) with the libraries the repaired
-    prompt imports that the original did not."""
-    added = sorted(set(imported_modules(new_prompt)) - set(imported_modules(old_prompt)))
-    if not added or not isinstance(libs, str):
+    prompt imports that the original did not, and without those the original imported
+    that the repaired one no longer does (a module Python dropped, and its import)."""
+    old, new = set(imported_modules(old_prompt)), set(imported_modules(new_prompt))
+    added, dropped = sorted(new - old), old - new
+    if not (added or dropped) or not isinstance(libs, str):
         return libs
     try:
         names = ast.literal_eval(libs)
@@ -166,7 +168,8 @@ def _libs(libs: object, old_prompt: str, new_prompt: str) -> object:
         return libs
     if not isinstance(names, list):
         return libs
-    return str([*names, *(a for a in added if a not in names)])
+    kept = [n for n in names if n not in dropped]
+    return str([*kept, *(a for a in added if a not in kept)])
 
 
 def task_fields(row: Mapping[str, object], proposal: Proposal) -> dict[str, object]:
