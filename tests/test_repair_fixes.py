@@ -280,8 +280,17 @@ def test_every_shipped_fix_finds_its_text_once_in_the_published_task() -> None:
 # -- a real run -------------------------------------------------------------------------------
 
 # tasks whose fixed solution needs only the five libraries: pandas 3's copy-on-write (#201),
-# scikit-learn 1.4's KMeans default (#699), NumPy 2.1's 0-d nonzero in scikit-learn (#1084)
-REAL = ("BigCodeBench/201", "BigCodeBench/699", "BigCodeBench/1084")
+# scikit-learn 1.4's KMeans default (#699), NumPy 2.1's 0-d nonzero in scikit-learn (#1084),
+# SciPy 1.9's NaN skewness of identical values (#276), NumPy 2's overflow and pandas 3's
+# resolution in a date range (#495), pandas 3's fillna without downcasting (#46)
+REAL = (
+    "BigCodeBench/201",
+    "BigCodeBench/699",
+    "BigCodeBench/1084",
+    "BigCodeBench/276",
+    "BigCodeBench/495",
+    "BigCodeBench/46",
+)
 MATRIX = """
 [matrix]
 baseline = "bcb-era"
