@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from harness.envs.build import ENVSIDE
 from harness.envside import phases, protocol
+from tests.envside import run_envside
 
 ADD_ONE = textwrap.dedent("""
     def test_execution(solution):
@@ -44,21 +42,10 @@ def run(tmp_path: Path, context: str, solution: str, marks: Path | None) -> dict
         "problems": {"p": {"context": context}},
         "executions": [{"problem": "p", "solution": solution, "trusted": False}],
     }
-    path = tmp_path / "batch" / "batch.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(batch))
     env = {k: v for k, v in os.environ.items() if k != "HARNESS_PHASES"}
     if marks is not None:
         env["HARNESS_PHASES"] = str(marks)
-    proc = subprocess.run(
-        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env=env,
-    )
-    lines = [protocol.read_line(line) for line in proc.stdout.splitlines()]
+    _, lines = run_envside(tmp_path, batch, check=True, env=env)
     outcomes = [line.outcome.to_json() for line in lines if isinstance(line, protocol.OutcomeLine)]
     assert len(outcomes) == 1
     return outcomes[0]

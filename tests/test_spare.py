@@ -7,18 +7,15 @@ Nothing here times anything.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from harness.envs.build import ENVSIDE
 from harness.envside import protocol
 from harness.envside.protocol import Record
 from harness.envside.supervisor import Supervisor
+from tests.envside import run_envside
 
 # A trusted check that SIGKILLs every other child of its worker (the spare made for the
 # next execution, waiting in its sandbox), then passes.
@@ -48,20 +45,10 @@ def run(tmp_path: Path, context: str, count: int) -> list[dict[str, Any]]:
             {"problem": "p", "solution": "result = 1 + 2", "trusted": True} for _ in range(count)
         ],
     }
-    path = tmp_path / "batch" / "batch.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(batch))
     scratch = tmp_path / "scratch"  # the executions' working directories, spares' too
     scratch.mkdir()
-    proc = subprocess.run(
-        [sys.executable, "-s", str(ENVSIDE), "run", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-        env=dict(os.environ, TMPDIR=str(scratch)),
-    )
-    lines = [protocol.read_line(line) for line in proc.stdout.splitlines()]
+    env = dict(os.environ, TMPDIR=str(scratch))
+    _, lines = run_envside(tmp_path, batch, check=True, env=env, timeout=300)
     outcomes = {
         line.seq: line.outcome.to_json() for line in lines if isinstance(line, protocol.OutcomeLine)
     }
