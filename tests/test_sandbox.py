@@ -1,13 +1,21 @@
 """The sandbox's pure parts: which paths an execution may not see.
 
 Entering the sandbox needs a real process and is exercised by tests/test_envside.py
-and tests/test_hostile.py.
+and tests/test_hostile.py; emptying a worker's cgroups is tested here with real
+processes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
 from pathlib import Path
 
+import pytest
+
+from harness.envside import sandbox
 from harness.envside.sandbox import hideable
 
 
@@ -40,3 +48,66 @@ def test_hideable_never_covers_what_the_execution_needs(tmp_path: Path) -> None:
     )
     assert directories == []
     assert files == [str((tmp_path / "problem.toml").resolve())]
+
+
+# -- emptying a worker's cgroup between executions ------------------------------------
+
+
+def _sleeper() -> int:
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        time.sleep(60)
+        os._exit(0)
+    return pid
+
+
+def test_await_exits_returns_once_the_killed_have_exited() -> None:
+    pids = [_sleeper(), _sleeper()]
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    sandbox._await_exits(pids, timeout=30.0)
+    # exited (zombies of ours now): reaped without waiting
+    assert all(os.waitpid(pid, os.WNOHANG)[0] == pid for pid in pids)
+
+
+def test_await_exits_gives_up_at_its_timeout_on_a_living_process() -> None:
+    pid = _sleeper()
+    try:
+        sandbox._await_exits([pid], timeout=0.05)
+        assert os.waitpid(pid, os.WNOHANG) == (0, 0)  # still running: nothing was killed
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    sandbox._await_exits([pid], timeout=1.0)  # a pid already gone: returns at once
+
+
+def test_empty_cgroup_kills_all_but_those_kept() -> None:
+    cgroups = sandbox.execution_cgroups(f"harness-test-empty-{os.getpid()}", 16)
+    if not cgroups:
+        pytest.skip("this machine does not let us make cgroups (not root, or none mounted)")
+    ready_r, ready_w = os.pipe()
+    leader = os.fork()
+    if leader == 0:  # pragma: no cover - the child: joins, starts three more, waits
+        os.close(ready_r)
+        sandbox.join_cgroup(cgroups[0])
+        for _ in range(3):
+            _sleeper()
+        os.write(ready_w, b"x")
+        time.sleep(60)
+        os._exit(0)
+    os.close(ready_w)
+    try:
+        assert os.read(ready_r, 1) == b"x"
+        inside = sandbox.processes_in(cgroups[0])
+        assert leader in inside and len(inside) == 4
+        kept = next(p for p in inside if p != leader)
+        sandbox.empty_cgroup(cgroups[0], keep=[kept])
+        assert sandbox.processes_in(cgroups[0]) == [kept]
+        sandbox.empty_cgroup(cgroups[0], keep=[])
+        assert sandbox.processes_in(cgroups[0]) == []
+    finally:
+        os.close(ready_r)
+        for cgroup in cgroups:
+            sandbox.release_cgroup(cgroup)
+        with contextlib.suppress(ChildProcessError):  # emptying reaps what it killed
+            os.waitpid(leader, 0)
