@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import sandbox
+from harness.envside import processes, sandbox
 from harness.envside.sandbox import hideable
 
 
@@ -65,7 +65,7 @@ def test_await_exits_returns_once_the_killed_have_exited() -> None:
     pids = [_sleeper(), _sleeper()]
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
-    sandbox._await_exits(pids, timeout=30.0)
+    processes.await_exits(pids, timeout=30.0)
     # exited (zombies of ours now): reaped without waiting
     assert all(os.waitpid(pid, os.WNOHANG)[0] == pid for pid in pids)
 
@@ -73,12 +73,12 @@ def test_await_exits_returns_once_the_killed_have_exited() -> None:
 def test_await_exits_gives_up_at_its_timeout_on_a_living_process() -> None:
     pid = _sleeper()
     try:
-        sandbox._await_exits([pid], timeout=0.05)
+        processes.await_exits([pid], timeout=0.05)
         assert os.waitpid(pid, os.WNOHANG) == (0, 0)  # still running: nothing was killed
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-    sandbox._await_exits([pid], timeout=1.0)  # a pid already gone: returns at once
+    processes.await_exits([pid], timeout=1.0)  # a pid already gone: returns at once
 
 
 def test_empty_cgroup_kills_all_but_those_kept() -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
+import time
 from typing import Callable, Sequence
 
 from . import sandbox
@@ -105,3 +107,38 @@ def child_environment() -> dict[str, str]:
 
 def in_child_environment() -> bool:
     return all(os.environ.get(k) == v for k, v in _ENVIRONMENT.items())
+
+
+EXIT_WAIT = 0.05  # seconds to wait for killed processes before reading the cgroup again
+
+
+def await_exits(pids: Sequence[int], timeout: float) -> None:
+    """Wait until the processes ``pids`` have exited, or ``timeout``: on their pidfds,
+    which are readable once a process has left its cgroups (they leave in ``do_exit``,
+    before they are reaped), else 2 ms, the time a killed process was given before.
+    The caller reads the cgroup again either way: this only says when."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:  # Python < 3.9
+        time.sleep(0.002)
+        return
+    fds = []
+    try:
+        for pid in pids:
+            try:
+                fds.append(opener(pid))
+            except ProcessLookupError:
+                continue  # gone already
+            except OSError:  # no pidfds here (Linux < 5.3)
+                time.sleep(0.002)
+                return
+        end = time.monotonic() + timeout
+        waiting = list(fds)
+        while waiting:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            ready, _, _ = select.select(waiting, [], [], left)
+            waiting = [fd for fd in waiting if fd not in ready]
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -501,6 +501,8 @@ def empty_cgroup(path: str, keep: Sequence[int]) -> None:
     they are gone."""
     import time
 
+    from .processes import EXIT_WAIT, await_exits  # (it imports this module)
+
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         try:
@@ -516,45 +518,7 @@ def empty_cgroup(path: str, keep: Sequence[int]) -> None:
         with contextlib.suppress(ChildProcessError, OSError):
             while os.waitpid(-1, os.WNOHANG)[0]:
                 pass
-        _await_exits(pids, min(_EXIT_WAIT, max(0.0, deadline - time.monotonic())))
-
-
-_EXIT_WAIT = 0.05  # seconds to wait for killed processes before reading the cgroup again
-
-
-def _await_exits(pids: Sequence[int], timeout: float) -> None:
-    """Wait until the processes ``pids`` have exited, or ``timeout``: on their pidfds,
-    which are readable once a process has left its cgroups (they leave in ``do_exit``,
-    before they are reaped), else 2 ms, the time a killed process was given before.
-    The caller reads the cgroup again either way: this only says when."""
-    import select
-    import time
-
-    opener = getattr(os, "pidfd_open", None)
-    if opener is None:  # Python < 3.9
-        time.sleep(0.002)
-        return
-    fds = []
-    try:
-        for pid in pids:
-            try:
-                fds.append(opener(pid))
-            except ProcessLookupError:
-                continue  # gone already
-            except OSError:  # no pidfds here (Linux < 5.3)
-                time.sleep(0.002)
-                return
-        end = time.monotonic() + timeout
-        waiting = list(fds)
-        while waiting:
-            left = end - time.monotonic()
-            if left <= 0:
-                return
-            ready, _, _ = select.select(waiting, [], [], left)
-            waiting = [fd for fd in waiting if fd not in ready]
-    finally:
-        for fd in fds:
-            os.close(fd)
+        await_exits(pids, min(EXIT_WAIT, max(0.0, deadline - time.monotonic())))
 
 
 def remove_cgroups(prefix: str) -> list[str]:
