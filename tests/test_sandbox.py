@@ -111,3 +111,14 @@ def test_empty_cgroup_kills_all_but_those_kept() -> None:
             sandbox.release_cgroup(cgroup)
         with contextlib.suppress(ChildProcessError):  # emptying reaps what it killed
             os.waitpid(leader, 0)
+
+
+def test_await_exits_leaves_a_fork_bombs_many_to_the_cgroup_reread() -> None:
+    pids = [_sleeper() for _ in range(processes._WAIT_AT_MOST + 1)]
+    try:
+        processes.await_exits(pids, timeout=30.0)  # none killed: returns after its 2 ms
+        assert all(os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in pids)
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

@@ -110,15 +110,17 @@ def in_child_environment() -> bool:
 
 
 EXIT_WAIT = 0.05  # seconds to wait for killed processes before reading the cgroup again
+_WAIT_AT_MOST = 16  # more killed than this (a fork bomb): the 2 ms sleep, as before
 
 
 def await_exits(pids: Sequence[int], timeout: float) -> None:
     """Wait until the processes ``pids`` have exited, or ``timeout``: on their pidfds,
     which are readable once a process has left its cgroups (they leave in ``do_exit``,
-    before they are reaped), else 2 ms, the time a killed process was given before.
-    The caller reads the cgroup again either way: this only says when."""
+    before they are reaped). Else (no pidfds, or a fork bomb's many) 2 ms, the time a
+    killed process was given before. The caller reads the cgroup again either way: this
+    only says when."""
     opener = getattr(os, "pidfd_open", None)
-    if opener is None:  # Python < 3.9
+    if opener is None or len(pids) > _WAIT_AT_MOST:  # Python < 3.9; or too many to watch
         time.sleep(0.002)
         return
     fds = []
@@ -131,14 +133,18 @@ def await_exits(pids: Sequence[int], timeout: float) -> None:
             except OSError:  # no pidfds here (Linux < 5.3)
                 time.sleep(0.002)
                 return
+        watch = select.poll()  # not select(): no limit on descriptor numbers
+        for fd in fds:
+            watch.register(fd, select.POLLIN)
         end = time.monotonic() + timeout
-        waiting = list(fds)
+        waiting = len(fds)
         while waiting:
             left = end - time.monotonic()
             if left <= 0:
                 return
-            ready, _, _ = select.select(waiting, [], [], left)
-            waiting = [fd for fd in waiting if fd not in ready]
+            for fd, _ in watch.poll(left * 1000):
+                watch.unregister(fd)
+                waiting -= 1
     finally:
         for fd in fds:
             os.close(fd)
