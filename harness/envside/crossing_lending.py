@@ -26,14 +26,23 @@ import builtins
 import contextlib
 import io
 import marshal
-import operator
-import os
 import pickle
-import sys
 import types
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
+from .crossing_kinds import (
+    KINDS,
+    OBJECT,
+    TEST_MODULES,
+    NotLendableError,
+    findable,
+    is_mock,
+    kind_of,
+    lendable_object,
+)
 from .crossing_standins import SolutionStandIn
+
+__all__ = ["TEST_MODULES", "Lent", "NotLendableError", "findable", "lends"]
 
 if TYPE_CHECKING:
     from .protocol import Json
@@ -51,19 +60,23 @@ _pickle_dumps = pickle.dumps
 
 
 class Lent:
-    """The objects one side has lent the other, by number. Only numbers handed out here
-    mean anything: the other side names an object only by a number it was given."""
+    """The objects one side has lent the other, by number, each with its kind
+    (``crossing_kinds``). Only numbers handed out here mean anything: the other side names
+    an object only by a number it was given."""
 
     def __init__(self) -> None:
         self.objects: Dict[int, Any] = {}
+        self.kinds: Dict[int, str] = {}
         self.numbers: Dict[int, int] = {}  # id(object) → its number, to lend it once
 
-    def lend(self, obj: Any) -> int:
+    def lend(self, obj: Any, kind: str = "") -> int:
         number = self.numbers.get(id(obj))
         if number is None or self.objects.get(number) is not obj:
             number = len(self.objects) + 1
             self.objects[number] = obj
             self.numbers[id(obj)] = number
+        if kind:
+            self.kinds[number] = kind
         return number
 
     def get(self, number: Any) -> Any:
@@ -71,72 +84,40 @@ class Lent:
             raise KeyError("no object %r was lent" % (number,))
         return self.objects[number]
 
+    def kind(self, number: Any) -> str:
+        """The kind ``number`` was lent as ('' for one lent by another way)."""
+        self.get(number)
+        return self.kinds.get(number, "")
 
-# The modules a check's tests live in (their classes and functions cannot be found by name
-# in the solution's process, where the same name is the solution's module).
-TEST_MODULES = {"__main__", "__test__"}
-
-
-def findable(obj: Any) -> bool:
-    """Whether pickle would find ``obj`` (a function or class) by name in a process that
-    imported the same libraries: its module is a library's, and holds it under its name."""
-    module_name = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None)
-    if not isinstance(module_name, str) or not isinstance(qualname, str):
-        return False
-    if module_name in TEST_MODULES or "<" in qualname:
-        return False
-    found: Any = sys.modules.get(module_name)
-    if found is None:
-        return False
-    for part in qualname.split("."):
-        found = getattr(found, part, None)
-    return found is obj
-
-
-def _is_mock(obj: Any) -> bool:
-    mock = sys.modules.get("unittest.mock")
-    return mock is not None and isinstance(obj, mock.NonCallableMock)
-
-
-_LENT_ALWAYS = (io.IOBase, types.GeneratorType)
+    def kind_of(self, obj: Any) -> str:
+        """The kind ``obj`` was lent as, if it was lent ('' otherwise)."""
+        number = self.numbers.get(id(obj))
+        if number is None or self.objects.get(number) is not obj:
+            return ""
+        return self.kinds.get(number, "")
 
 
 def lends(obj: Any) -> bool:
-    """Whether the check lends ``obj`` rather than sending a copy: a mock, an open stream,
-    a generator, a function or class of the test's own (pickle could not find it by name
-    there), a method bound to an object of the check's, an instance of a class the test
-    defined. Library functions and classes travel by name, as pickle sends them."""
-    if _is_mock(obj) or isinstance(obj, _LENT_ALWAYS):
-        return True
-    if isinstance(obj, (types.MethodType, types.BuiltinMethodType)):
-        # a method goes as its object goes: lent with a lent object or a container of the
-        # test's (``results.append`` handed over fills the test's own list), by value with
-        # an object sent by value (a figure's callbacks, pickled with the figure); a
-        # library's function, or a class's (``dict.fromkeys``), by name
-        owner = getattr(obj, "__self__", None)
-        if owner is None or isinstance(owner, types.ModuleType):
-            return False
-        if isinstance(owner, type):
-            return isinstance(obj, types.MethodType) and lends(owner)
-        return isinstance(owner, (list, dict, set, bytearray)) or lends(owner)
-    if isinstance(obj, (type, types.FunctionType, staticmethod, classmethod)):
-        return not findable(obj)
-    return type(obj).__module__ in TEST_MODULES  # an instance of a class the test defined
+    """Whether the check lends ``obj`` rather than sending a copy (``crossing_kinds``)."""
+    return bool(kind_of(obj))
 
 
 class ToSolution(pickle.Pickler):
     """The check's pickler for what it sends the solution: copies of data, handles for
-    what it lends (``lends``), the solution's own stand-ins by their number there. With
-    ``code``, a function of the test's without a closure (one it hands the answer as an
-    argument: ``task_func([f, g])``) goes as its code, to run there as the answer's own
-    code would see it (its name and signature, bound to the answer's module)."""
+    what it lends (``crossing_kinds``), the solution's own stand-ins by their number
+    there. With ``code``, a function of the test's without a closure (one it hands the
+    answer as an argument: ``task_func([f, g])``) goes as its code, to run there as the
+    answer's own code would see it (its name and signature, bound to the answer's module).
+    With ``unpicklable``, an object that will not pickle is lent as an instance if it is
+    one of a library's classes, and refused otherwise (``NotLendableError``)."""
 
-    def __init__(self, file: Any, lent: Lent, lend_all: bool = False, code: bool = False) -> None:
+    def __init__(
+        self, file: Any, lent: Lent, code: bool = False, unpicklable: bool = False
+    ) -> None:
         super().__init__(file, protocol=4)
         self.lent = lent
-        self.lend_all = lend_all
         self.code = code
+        self.unpicklable = unpicklable
 
     def persistent_id(self, obj: Any) -> Any:
         if isinstance(obj, SolutionStandIn):
@@ -145,8 +126,16 @@ class ToSolution(pickle.Pickler):
             return None
         if self.code and _as_code(obj):
             return None
-        if self.lend_all or lends(obj):
-            return ("checker", self.lent.lend(obj), describe(obj))
+        kind = self.lent.kind_of(obj) or kind_of(obj, self.lent.kind_of)
+        if not kind and self.unpicklable and not _pickles(obj):
+            if not lendable_object(obj):
+                raise NotLendableError(
+                    "the check lends no %s (what it lends: %s)"
+                    % (type(obj).__name__, ", ".join(KINDS))
+                )
+            kind = OBJECT
+        if kind:
+            return ("checker", self.lent.lend(obj, kind), describe(obj))
         return None
 
     def reducer_override(self, obj: Any) -> Any:
@@ -163,6 +152,15 @@ class ToSolution(pickle.Pickler):
         if isinstance(obj, BaseException):
             return _exception_state(obj)
         return NotImplemented
+
+
+def _pickles(obj: Any) -> bool:
+    """Whether ``obj`` has a way to be pickled (its own reduction does not refuse)."""
+    try:
+        obj.__reduce_ex__(4)
+    except Exception:
+        return False
+    return True
 
 
 def _as_code(obj: Any) -> bool:
@@ -255,7 +253,7 @@ def describe(obj: Any) -> Json:
     """What the solution's stand-in for a lent object may claim to be: the class a mock
     was specified with (so that ``isinstance`` holds there as here), the special methods
     its class has, and a function's name and signature (``inspect`` reads them)."""
-    spec = getattr(obj, "_spec_class", None) if _is_mock(obj) else None
+    spec = getattr(obj, "_spec_class", None) if is_mock(obj) else None
     claimed = None
     if isinstance(spec, type) and findable(spec):
         claimed = [spec.__module__, spec.__qualname__]
@@ -296,97 +294,14 @@ def _face(function: Any) -> Json:
 
 
 def dumps_to_solution(value: Any, lent: Lent, code: bool = False) -> bytes:
-    """``value`` for the solution: data by value, the rest lent. A value that will not
-    pickle at all is lent whole."""
+    """``value`` for the solution: data by value, the rest lent by its kind. Where it will
+    not pickle, it is tried once more lending what will not pickle as an instance of a
+    library's class; anything else that will not pickle (a frame, a module) is refused
+    (``NotLendableError``): nothing is lent whole because it would not pickle."""
     buffer = _BytesIO()
     try:
         ToSolution(buffer, lent, code=code).dump(value)
     except Exception:
         buffer = _BytesIO()
-        ToSolution(buffer, lent, lend_all=True).dump(value)
+        ToSolution(buffer, lent, code=code, unpicklable=True).dump(value)
     return buffer.getvalue()
-
-
-# -- callbacks: what the solution may do with what the check lent it ------------------------
-
-
-def _call(obj: Any, *args: Any, **kwargs: Any) -> Any:
-    return obj(*args, **kwargs)
-
-
-def _special(obj: Any, name: str) -> Any:
-    """``obj``'s special method as the ``with`` statement finds it: on its type, bound
-    only where the type's attribute is a descriptor (a mock's ``__exit__`` is a mock, called
-    as it is: ``mock_open``'s takes the three exception arguments alone)."""
-    attribute = getattr(type(obj), name)
-    bind = getattr(type(attribute), "__get__", None)
-    return bind(attribute, obj, type(obj)) if bind is not None else attribute
-
-
-def _enter(obj: Any) -> Any:
-    return _special(obj, "__enter__")()
-
-
-def _exit(obj: Any) -> Any:
-    return _special(obj, "__exit__")(None, None, None)
-
-
-# Operations on a lent object, by name: each is what the solution's stand-in does when its
-# code uses the object that way. The arguments are admitted data.
-_OPERATIONS: Dict[str, Callable[..., Any]] = {
-    "call": _call,
-    "enter": _enter,
-    "exit": _exit,
-    "iter": iter,
-    "next": next,
-    "len": len,
-    "getitem": operator.getitem,
-    "setitem": operator.setitem,
-    "contains": operator.contains,
-    "bool": bool,
-    "str": str,
-    "repr": repr,
-    "int": int,
-    "float": float,
-    "index": operator.index,
-    "fspath": os.fspath,
-}
-
-
-def _mock_machinery(obj: Any) -> frozenset[str]:
-    """The names a mock's own classes define (``assert_called_with``, ``return_value``,
-    ``call_args_list``, ``reset_mock``…): the test's instruments, not the mocked API."""
-    names: set[str] = set()
-    for cls in type(obj).__mro__:
-        if cls.__module__ == "unittest.mock":
-            names.update(vars(cls))
-    return frozenset(names)
-
-
-def _reachable(obj: Any, name: Any) -> str:
-    """'' when the solution may read or set ``name`` on the lent ``obj``, else why not:
-    never a special name (``__globals__``, ``__self__``, ``__dict__``), and on a mock, none
-    of the mock's own machinery."""
-    if type(name) is not str or not name.isidentifier():
-        return "not an attribute name"
-    if name.startswith("__") and name.endswith("__"):
-        return "special attributes of what the check lent are out of reach"
-    if _is_mock(obj) and (name.startswith("_mock_") or name in _mock_machinery(obj)):
-        return "a mock's own machinery (%s) belongs to the test" % name
-    return ""
-
-
-def perform(obj: Any, operation: str, name: Any, args: Any, kwargs: Any) -> Any:
-    """Do what the solution asked with the lent ``obj`` (its arguments admitted)."""
-    if operation in ("getattr", "setattr"):
-        why = _reachable(obj, name)
-        if why:
-            raise AttributeError(why)
-        if operation == "getattr":
-            return getattr(obj, name)
-        setattr(obj, name, args[0] if args else None)
-        return None
-    function = _OPERATIONS.get(operation)
-    if function is None:
-        raise TypeError("the check does not %r what it lent" % operation)
-    return function(obj, *args, **kwargs)

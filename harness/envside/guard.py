@@ -25,6 +25,7 @@ from . import (
     crossing_context,
     crossing_errors,
     crossing_handed,
+    crossing_kinds,
     crossing_lending,
     crossing_pyplot,
     crossing_standins,
@@ -308,10 +309,17 @@ class Guard:
         reply to send back: the value, or the exception it raised."""
         outcome, value = "raise", None
         try:
-            target = self.calls.lent.get(header.get("number"))
+            number = header.get("number")
+            target, kind = self.calls.lent.get(number), self.calls.lent.kind(number)
             args, kwargs = self._arguments(blobs)
-            value = crossing_lending.perform(
-                target, str(header.get("op", "")), header.get("name"), args, kwargs
+            value = crossing_kinds.perform(
+                target,
+                kind,
+                str(header.get("op", "")),
+                header.get("name"),
+                args,
+                kwargs,
+                foreign=lambda value: isinstance(value, crossing_standins.SolutionStandIn),
             )
             outcome = "value"
         except (GuardRefusedError, RemoteError) as exc:

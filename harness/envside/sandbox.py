@@ -16,16 +16,33 @@ import os
 import platform
 import signal
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUTS = 0x04000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+from . import view
+from .mounts import (
+    CLONE_NEWIPC,
+    CLONE_NEWNET,
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    CLONE_NEWUSER,
+    CLONE_NEWUTS,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_RDONLY,
+    MS_REC,
+    SandboxError,
+    check,
+    libc,
+    mount_points,
+    read_only,
+)
+from .mounts import mount as _mount
+
+__all__ = ["SandboxError", "libc"]
+
 PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 24, 28, 38
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_PDEATHSIG = 1
@@ -33,41 +50,7 @@ PR_SET_DUMPABLE = 4
 # SECBIT_NOROOT | _LOCKED | SECBIT_NO_SETUID_FIXUP | _LOCKED | SECBIT_KEEP_CAPS_LOCKED
 _SECUREBITS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20
 _CAPSET = {"x86_64": 126, "aarch64": 91}  # syscall numbers of capset
-
-
-class SandboxError(OSError):
-    """The sandbox could not be set up; the message says which step."""
-
-
-_libc: Any = None
-
-
-def libc() -> Any:
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    return _libc
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise SandboxError(errno, "%s: %s" % (what, os.strerror(errno)))
-
-
-def _mount(
-    source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
-) -> None:
-    _check(
-        libc().mount(
-            source.encode() if source else None,
-            target.encode(),
-            fstype.encode() if fstype else None,
-            flags,
-            data.encode() if data else None,
-        ),
-        "mount %s" % target,
-    )
+_check = check
 
 
 def set_subreaper() -> None:
@@ -92,35 +75,6 @@ def die_with_parent(parent: int) -> None:
 # -- entering the sandbox -------------------------------------------------------------
 
 
-def _mount_points() -> list[str]:
-    points = []
-    with open("/proc/self/mountinfo") as fh:
-        for line in fh:
-            fields = line.split()
-            if len(fields) > 4:
-                points.append(fields[4].encode().decode("unicode_escape"))
-    return points
-
-
-def hideable(paths: list[str], needed: list[str]) -> tuple[list[str], list[str]]:
-    """Which of ``paths`` to cover: (directories, files). A directory that holds
-    something the execution needs (its working directory, the interpreter) cannot be
-    covered; the files named inside it are covered one by one instead."""
-    needed = [os.path.realpath(n) for n in needed]
-    directories: list[str] = []
-    files: list[str] = []
-    for path in dict.fromkeys(os.path.realpath(p) for p in paths):
-        if os.path.isdir(path):
-            if not any(n == path or n.startswith(path.rstrip("/") + "/") for n in needed):
-                directories.append(path)
-        elif os.path.isfile(path):
-            files.append(path)
-    inside = [d for d in directories if any(d.startswith(o + "/") for o in directories)]
-    directories = [d for d in directories if d not in inside]
-    files = [f for f in files if not any(f.startswith(d + "/") for d in directories)]
-    return directories, files
-
-
 def enter(
     workdir: str,
     hide: list[str] | None = None,
@@ -129,19 +83,18 @@ def enter(
     network: int = -1,
     own_proc: bool = False,
 ) -> None:
-    """Put this process in its own mount, network, IPC and UTS namespaces, with a
-    read-only filesystem but ``workdir``, a private empty /tmp and a private /dev/shm
-    (``own_proc``: and a /proc of its own pid namespace, as ``own_proc`` mounts).
+    """Put this process in its own mount, network, IPC and UTS namespaces, with a root
+    built from what it may see (``view``), read-only but ``workdir``, an empty /tmp of
+    its own holding it and a private /dev/shm (``own_proc``: and a /proc of its own pid
+    namespace).
 
     ``hide`` names files and directories the execution must not even read (the problems
-    with their reference solutions, the results of other runs): each is covered by an
-    empty directory or an empty file. ``network``: a network namespace to join instead
-    of a new one (an execution's, for its solution's process), where this process may.
+    with their reference solutions, the results of other runs): the view shows none of
+    them unless one lies inside what it binds, and those are covered by an empty directory
+    or an empty file. ``network``: a network namespace to join instead of a new one (an
+    execution's, for its solution's process), where this process may.
     """
     workdir = os.path.realpath(workdir)
-    directories, files = hideable(
-        list(hide or []), [workdir, sys.prefix, sys.base_prefix, sys.executable, __file__]
-    )
     joined = network >= 0 and libc().setns(network, CLONE_NEWNET) == 0
     flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (0 if joined else CLONE_NEWNET)
     uid = os.getuid()
@@ -155,34 +108,25 @@ def enter(
     if not joined:
         with contextlib.suppress(OSError):
             _loopback_up()
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _mount(workdir, workdir, None, MS_BIND | MS_REC)
-    _mount("/", "/", None, MS_BIND | MS_REC)
-    os.chdir("/")
-    os.chroot(".")
-    if own_proc:
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    view.enter(workdir, tmp_mb, proc="own" if own_proc else "bind", devices=not machine_root)
+    if machine_root:
+        _minimal_dev()
+    needed = [workdir, sys.prefix, sys.base_prefix, sys.executable, view.HERE]
+    directories, files = view.cover(list(hide or []), needed)
     for directory in directories:
         _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     for path in files:
         _mount("/dev/null", path, None, MS_BIND)
-    data = [os.environ.get(v, "") for v in DATA_VARIABLES]
-    needed = [workdir, sys.prefix, sys.base_prefix, os.path.dirname(__file__), *sys.path, *data]
-    private = _private_tmp(needed, tmp_mb)
     # Every mount read-only but the working directory, /proc (its writable parts are
     # protected below), /dev, whose device nodes read-only would not stop a write, and
-    # the private /tmp itself (what is bound back inside it is read-only again).
+    # the private /tmp itself (what is bound inside it is read-only again).
     keep = (workdir, "/proc", "/dev")
-    for point in sorted(set(_mount_points()), key=len):
-        if any(point == k or point.startswith(k + "/") for k in keep):
+    for point in sorted(set(mount_points()), key=len):
+        if point == "/tmp" or any(point == k or point.startswith(k + "/") for k in keep):
             continue
-        if private and point == "/tmp":
-            continue
-        with contextlib.suppress(SandboxError):
-            _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+        with contextlib.suppress(OSError):
+            read_only(point)
     _protect_proc()
-    if machine_root:
-        _minimal_dev()
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
@@ -216,16 +160,8 @@ def cover_tmp(workdir: str, tmp_mb: int = 256) -> None:
     tmpfs, so that what the checker keeps in its /tmp stays out of reach."""
     _check(libc().unshare(CLONE_NEWNS), "unshare mount")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    data = [os.environ.get(v, "") for v in DATA_VARIABLES]
-    needed = [workdir, sys.prefix, sys.base_prefix, os.path.dirname(__file__), *sys.path, *data]
+    needed = [workdir, sys.prefix, sys.base_prefix, view.HERE, *sys.path, *view.data_paths()]
     _private_tmp(needed, tmp_mb)
-
-
-# the runtime-data caches the host points libraries at (harness/problems/runtime_data.py): read
-# from wherever they are, under /tmp included
-# the runtime datasets' caches and CIBench's staged data files (problems/runtime_data.py):
-# read by executions, so bound back where they live under /tmp
-DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA", "HARNESS_CIBENCH_DATA")
 
 
 def _private_tmp(needed: list[str], size_mb: int) -> bool:
@@ -321,9 +257,9 @@ def _protect_proc() -> None:
     for name in _PROC_READ_ONLY:
         path = "/proc/" + name
         if os.path.exists(path):
-            with contextlib.suppress(SandboxError):
+            with contextlib.suppress(OSError):
                 _mount(path, path, None, MS_BIND | MS_REC)
-                _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+                read_only(path)
     for name in _PROC_HIDDEN:
         path = "/proc/" + name
         if os.path.exists(path):

@@ -1,0 +1,225 @@
+"""What the check may lend, and what each kind of loan lets the answer do
+(harness/envside/crossing_kinds.py). The module is standard library only; these tests run
+it in this process.
+
+``tests/test_bridge_audit.py`` walks every loan a test may make, generated; these pin the
+rules one by one.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+import sys
+import types
+import unittest
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from harness.envside import crossing_kinds
+from harness.envside.crossing_kinds import (
+    CALLABLE,
+    INSTANCE,
+    ITERATOR,
+    METHOD,
+    MOCK,
+    OBJECT,
+    STREAM,
+    kind_of,
+    perform,
+)
+
+
+class Helper:
+    """A class of the test's own (its module is not ``__main__`` here: pinned below)."""
+
+    secret = "expected"
+
+    def __init__(self) -> None:
+        self.value = 3
+
+    def method(self) -> int:
+        return self.value
+
+    @property
+    def shown(self) -> int:
+        return self.value
+
+
+Helper.__module__ = "__test__"
+
+
+def test_the_kinds_of_what_a_test_lends() -> None:
+    def helper() -> int:
+        return 1
+
+    assert kind_of(mock.MagicMock()) == MOCK
+    assert kind_of(mock.mock_open(read_data="x")()) == MOCK
+    assert kind_of(io.StringIO()) == STREAM
+    assert kind_of(helper) == CALLABLE  # a closure of a test: pickle cannot find it
+    assert kind_of(lambda: 1) == CALLABLE
+    assert kind_of(Helper) == CALLABLE  # the test's class: a constructor, nothing more
+    assert kind_of(Helper()) == INSTANCE
+    assert kind_of(Helper().method) == METHOD
+    assert kind_of([].append) == METHOD  # bound to a container of the check's
+    assert kind_of(x for x in [1]) == ITERATOR
+
+
+def test_data_and_library_functions_and_classes_are_no_loan() -> None:
+    for value in (1, "a", [1, 2], {"a": (1, 2.5)}, None, b"x", dict.fromkeys, len, io.StringIO):
+        assert kind_of(value) == "", value
+
+
+def test_an_unpicklable_library_object_may_be_lent_the_interpreters_own_never() -> None:
+    connection = sqlite3.connect(":memory:")
+    assert crossing_kinds.lendable_object(connection)
+    for inner in (sys._getframe(), sys, types.SimpleNamespace, (lambda: 0).__code__):
+        assert not crossing_kinds.lendable_object(inner)
+    connection.close()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "assert_called_with",
+        "assert_not_called",
+        "reset_mock",
+        "return_value",
+        "side_effect",
+        "called",
+        "call_count",
+        "call_args_list",
+        "mock_calls",
+        "configure_mock",
+        "_mock_children",
+        "_mock_return_value",
+        "__class__",
+        "__dict__",
+    ],
+)
+def test_a_mocks_machinery_is_out_of_reach(name: str) -> None:
+    target = mock.MagicMock()
+    for operation in ("getattr", "setattr"):
+        with pytest.raises(AttributeError):
+            perform(target, MOCK, operation, name, (0,), {})
+
+
+def test_the_mocked_api_is_reachable() -> None:
+    target = mock.MagicMock()
+    # a private name of the mocked API is the API's (turtle reads Turtle._screen)
+    assert isinstance(perform(target, MOCK, "getattr", "_screen", (), {}), mock.MagicMock)
+    target.status_code = 200
+    target.json.return_value = {"a": 1}
+    assert perform(target, MOCK, "getattr", "status_code", (), {}) == 200
+    json_method = perform(target, MOCK, "getattr", "json", (), {})
+    assert perform(json_method, MOCK, "call", None, (), {}) == {"a": 1}
+    json_method.assert_called_once_with()
+    perform(target, MOCK, "setattr", "timeout", (5,), {})
+    assert target.timeout == 5
+    with pytest.raises(TypeError):
+        perform(target, MOCK, "delete_everything", None, (), {})
+
+
+@pytest.mark.parametrize("kind", [CALLABLE, METHOD])
+def test_a_callable_is_called_and_nothing_else(kind: str) -> None:
+    def helper(x: int = 1) -> int:
+        return x + 1
+
+    target = helper if kind == CALLABLE else Helper().method
+    assert perform(target, kind, "call", None, (), {}) in (2, 3)
+    for name in ("__globals__", "__code__", "__closure__", "__self__", "__func__", "__dict__"):
+        with pytest.raises((AttributeError, TypeError)):
+            perform(target, kind, "getattr", name, (), {})
+    for public in ("value", "method", "anything"):
+        with pytest.raises(TypeError, match="cannot be used for 'getattr'"):
+            perform(target, kind, "getattr", public, (), {})
+    with pytest.raises(TypeError, match="cannot be used for 'setattr'"):
+        perform(target, kind, "setattr", "x", (1,), {})
+    with pytest.raises(TypeError, match="cannot be used for 'iter'"):
+        perform(target, kind, "iter", None, (), {})
+
+
+def test_an_iterator_gives_its_items_and_nothing_else() -> None:
+    def secrets() -> Any:
+        expected = "the test's expected value"
+        yield 1
+        yield expected
+
+    generator = secrets()
+    for name in ("gi_frame", "gi_code", "gi_yieldfrom", "gi_running", "send", "throw"):
+        with pytest.raises(TypeError, match="cannot be used for 'getattr'"):
+            perform(generator, ITERATOR, "getattr", name, (), {})
+    assert perform(generator, ITERATOR, "next", None, (), {}) == 1
+    with pytest.raises(TypeError, match="cannot be used for 'call'"):
+        perform(generator, ITERATOR, "call", None, (), {})
+
+
+def test_a_stream_is_read_and_written_never_changed() -> None:
+    stream = io.StringIO("a\nb\n")
+    read = perform(stream, STREAM, "getattr", "read", (), {})
+    assert read() == "a\nb\n"
+    assert perform(stream, STREAM, "getattr", "closed", (), {}) is False
+    for name in ("_CHUNK_SIZE", "__dict__", "__class__"):
+        with pytest.raises(AttributeError):
+            perform(stream, STREAM, "getattr", name, (), {})
+    with pytest.raises(TypeError, match="cannot be used for 'setattr'"):
+        perform(stream, STREAM, "setattr", "newlines", ("x",), {})
+
+
+@pytest.mark.parametrize("kind", [INSTANCE, OBJECT])
+def test_an_instance_shows_its_public_attributes_and_keeps_its_behaviour(kind: str) -> None:
+    helper = Helper()
+    assert perform(helper, kind, "getattr", "value", (), {}) == 3
+    assert perform(helper, kind, "getattr", "secret", (), {}) == "expected"
+    with pytest.raises(AttributeError, match="only the public attributes"):
+        perform(helper, kind, "getattr", "_private", (), {})
+    perform(helper, kind, "setattr", "value", (4,), {})  # data, where no behaviour is
+    assert helper.value == 4
+    for behaviour in ("method", "shown"):
+        with pytest.raises(AttributeError, match="is behaviour of the check's object"):
+            perform(helper, kind, "setattr", behaviour, (None,), {})
+    with pytest.raises(AttributeError, match="may hold data, not the answer's code"):
+        perform(helper, kind, "setattr", "value", ("code",), {}, foreign=lambda _v: True)
+
+
+def test_a_tests_assertions_cannot_be_rebound_through_a_loan() -> None:
+    class Case(unittest.TestCase):
+        def test_it(self) -> None:
+            self.assertIsNone(None)  # noqa: PT009 - a unittest case, as BigCodeBench's are
+
+    case = Case("test_it")
+    for name in ("assertEqual", "assertTrue", "fail", "run", "setUp"):
+        with pytest.raises(AttributeError, match="is behaviour"):
+            perform(case, INSTANCE, "setattr", name, (None,), {})
+    with pytest.raises(AttributeError, match="only the public attributes"):
+        perform(case, INSTANCE, "setattr", "_outcome", (None,), {})
+    assert Case.assertEqual is unittest.TestCase.assertEqual
+
+
+def test_a_lent_context_manager_is_entered_and_left_as_the_with_statement_does() -> None:
+    # mock_open's handle leaves through a side effect of three arguments (Python 3.13 gives
+    # it one): called as ``with`` calls it, never with the handle itself in front
+    handle = mock.mock_open(read_data="x")()
+    handle.__exit__.side_effect = lambda exctype, excinst, exctb: exctb is None
+    assert perform(handle, MOCK, "enter", None, (), {}) is handle
+    assert perform(handle, MOCK, "exit", None, (), {}) is True
+
+    class Managed:
+        def __enter__(self) -> str:
+            return "entered"
+
+        def __exit__(self, *exc: object) -> bool:
+            return exc == (None, None, None)
+
+    managed = Managed()
+    assert perform(managed, INSTANCE, "enter", None, (), {}) == "entered"
+    assert perform(managed, INSTANCE, "exit", None, (), {}) is True
+
+
+def test_an_operation_no_kind_offers_is_refused() -> None:
+    with pytest.raises(TypeError):
+        perform(mock.MagicMock(), "", "call", None, (), {})
+    with pytest.raises(TypeError):
+        perform(mock.MagicMock(), MOCK, "delete_everything", None, (), {})
