@@ -246,6 +246,12 @@ NO_SANDBOX = Option(
     action="store_false",
     help="run executions without namespaces or a read-only filesystem (trusted code only)",
 )
+ALLOW_UNSANDBOXED_ANSWERS = Option(
+    ("--allow-unsandboxed-answers",),
+    action="store_true",
+    help="run model answers even where the sandbox is refused (the kernel's namespaces) or "
+    "switched off (--no-sandbox); without it such a run stops before any answer runs",
+)
 NO_GUARD = Option(
     ("--no-guard",),
     dest="guard",
@@ -292,6 +298,7 @@ EXECUTIONS = (
     MEMORY_MB,
     ISOLATION,
     NO_SANDBOX,
+    ALLOW_UNSANDBOXED_ANSWERS,
     NO_GUARD,
     GUARD_ALLOWLIST,
     GUARD_RECORD,

@@ -10,15 +10,19 @@ harness run normally on this machine."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from harness.envs.build import ENVSIDE
 from harness.envside import protocol
+from harness.execute.runner import ask_sandbox
 from tests import refused_namespaces
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(
     bool(refused_namespaces.available()), reason=refused_namespaces.available()
@@ -27,6 +31,53 @@ pytestmark = pytest.mark.skipif(
 HERE = f"{sys.version_info.major}.{sys.version_info.minor}"
 CAUSE = "(user.max_user_namespaces=0)"
 FIX = "sudo sysctl -w user.max_user_namespaces=15000"
+
+
+def refused(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` where the kernel refuses namespaces, with its own caches under
+    ``cwd`` (nothing it writes lands in root's home) and no index needed."""
+    home = cwd / "home"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "UV_CACHE_DIR": str(cwd / "uv-cache"),
+        "UV_OFFLINE": "1",
+    }
+    return subprocess.run(
+        refused_namespaces.refusing(sys.executable, "-m", "harness", *args),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> list[str]:
+    """``harness run`` arguments: a combo of no library (built offline in a second), one
+    problem, its reference and one model's answer."""
+    (tmp_path / "matrix.toml").write_text(f'[matrix]\npython = "{HERE}"\n[combos.bare]\n')
+    problem = tmp_path / "set" / "numpy" / "one.toml"
+    problem.parent.mkdir(parents=True)
+    problem.write_text(
+        textwrap.dedent("""
+            library = "numpy"
+            prompt = "Give 1."
+            setup = "x = 0"
+            reference = "result = 1"
+            check = "assert result == 1"
+        """)
+    )
+    answers = tmp_path / "gpt-answers.jsonl"
+    answers.write_text('{"problem_id": "set/numpy/one", "code": "result = 1"}\n')
+    return [
+        "run", "--matrix", str(tmp_path / "matrix.toml"), "--problems", str(tmp_path / "set"),
+        "--answers", str(answers), "--results", str(tmp_path / "results"),
+        "--env-dir", str(tmp_path / "envs"), "--run-id", "r1", "--no-history", "--quiet",
+    ]  # fmt: skip
 
 
 def test_the_command_runs_unprivileged_with_user_namespaces_refused() -> None:
@@ -39,6 +90,32 @@ def test_the_command_runs_unprivileged_with_user_namespaces_refused() -> None:
     )
     assert shown.stdout.split() == ["65534", "0"]
     assert Path(refused_namespaces.LIMIT).read_text() == machine != "0\n"  # untouched
+
+
+def test_a_run_with_model_answers_does_not_start(tmp_path: Path, inputs: list[str]) -> None:
+    proc = refused(*inputs, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1] == (
+        f"error: sandbox: refused on this machine ([Errno 28] unshare: No space left on "
+        f"device {CAUSE}), and model answers run only in it; fix: {FIX}, or pass "
+        "--allow-unsandboxed-answers to run them unsandboxed"
+    )
+    assert [line for line in proc.stderr.splitlines() if line.startswith("error")] == [
+        proc.stderr.splitlines()[-1]
+    ]
+    # stopped before anything: no environment built, no run directory, nothing ran
+    assert not (tmp_path / "envs").exists() and not (tmp_path / "results").exists()
+
+
+def test_references_alone_run_without_the_option(tmp_path: Path, inputs: list[str]) -> None:
+    without_answers = [a for a in inputs if "answers" not in a]
+    assert len(without_answers) == len(inputs) - 2
+    proc = refused(*without_answers, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    run = tmp_path / "results" / "r1"
+    (outcome,) = [json.loads(line) for line in (run / "bare.jsonl").read_text().splitlines()]
+    assert (outcome["source"], outcome["status"]) == ("reference", "pass")
+    assert "Warning: model answers ran" not in (run / "summary.md").read_text()
 
 
 def _batch(tmp_path: Path, unsandboxed_answers: bool) -> Path:
@@ -86,3 +163,14 @@ def test_the_env_side_itself_refuses_model_answers_it_cannot_sandbox(
             f"not run: model answers run only in the sandbox, refused here ({done.sandbox}); "
             f"{FIX}, or pass --allow-unsandboxed-answers to run them without it"
         )
+
+
+def test_asked_through_a_combos_interpreter_the_env_side_says_the_same(tmp_path: Path) -> None:
+    python = refused_namespaces.interpreter(tmp_path / "python")
+    state = ask_sandbox(python)
+    assert state.refused and state.error == ""
+    assert (state.sandbox, state.fix, state.task_cap) == (
+        f"[Errno 28] unshare: No space left on device {CAUSE}",
+        FIX,
+        "none",
+    )
