@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from harness.app.doctor import KINDS
 from harness.app.nightly import GITHUB_JOB_LIMIT
 from harness.core.problem import REFERENCE
 from harness.envs.interpreters import DOWNLOADS, downloads_setting
@@ -336,6 +337,16 @@ COMPARE_UPSTREAM = Option(
 STRICT = Option(("--strict",), action="store_true", help="exit 1 when any drift is found")
 QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output")
 PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")
+
+# -- doctor ----------------------------------------------------------------------------------
+
+DOCTOR_CHECK = Option(
+    ("--check",),
+    action="append",
+    choices=KINDS,
+    help="only this kind of check (repeatable; default: all): the exit status is theirs, "
+    "e.g. `--check sandbox` fails where model answers could not run sandboxed",
+)
 
 # -- bisect ----------------------------------------------------------------------------------
 

@@ -92,6 +92,17 @@ def test_the_command_runs_unprivileged_with_user_namespaces_refused() -> None:
     assert Path(refused_namespaces.LIMIT).read_text() == machine != "0\n"  # untouched
 
 
+def test_doctor_says_the_sandbox_is_refused_and_names_the_fix(tmp_path: Path) -> None:
+    proc = refused("doctor", "--check", "sandbox", "--json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr  # blocking: a run with answers would not start
+    (check,) = json.loads(proc.stdout)["checks"]
+    assert (check["name"], check["status"], check["fix"]) == ("sandbox", "missing", FIX)
+    assert check["detail"] == (
+        f"refused ([Errno 28] unshare: No space left on device {CAUSE}): a run with model "
+        "answers stops before they run (--allow-unsandboxed-answers runs them unsandboxed)"
+    )
+
+
 def test_a_run_with_model_answers_does_not_start(tmp_path: Path, inputs: list[str]) -> None:
     proc = refused(*inputs, cwd=tmp_path)
     assert proc.returncode == 2
