@@ -118,6 +118,41 @@ def test_a_run_with_model_answers_does_not_start(tmp_path: Path, inputs: list[st
     assert not (tmp_path / "envs").exists() and not (tmp_path / "results").exists()
 
 
+def test_with_the_option_the_answers_run_and_the_run_says_so(
+    tmp_path: Path, inputs: list[str]
+) -> None:
+    proc = refused(*inputs, "--allow-unsandboxed-answers", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    run = tmp_path / "results" / "r1"
+    outcomes = [json.loads(line) for line in (run / "bare.jsonl").read_text().splitlines()]
+    assert {(o["source"], o["status"]) for o in outcomes} == {
+        ("reference", "pass"),
+        ("model:gpt", "pass"),
+    }
+    executor = json.loads((run / "envs" / "bare.executor.json").read_text())
+    assert executor["sandbox"] == f"[Errno 28] unshare: No space left on device {CAUSE}"
+    assert executor["sandbox_fix"] == FIX
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["options"]["unsandboxed_answers"] is True
+    assert manifest["inputs"]["command"]["allow_unsandboxed_answers"] is True
+    warning = (
+        f"Warning: model answers ran without the sandbox in `bare` ({executor['sandbox']}), "
+        "as `--allow-unsandboxed-answers` allowed: untrusted code ran with this machine's reach."
+    )
+    summary_md = (run / "summary.md").read_text()
+    first_screen = summary_md[: summary_md.index("## Environments")]
+    assert f"**{warning}**" in first_screen
+    assert "data-glance='unsandboxed'" in (run / "report.html").read_text()
+    assert json.loads((run / "summary.json").read_text())["unsandboxed"] == {
+        "bare": executor["sandbox"]
+    }
+    # and doctor, asked where the run ran, says what the run recorded
+    doctor = refused("doctor", "--check", "sandbox", "--json", cwd=tmp_path)
+    (check,) = json.loads(doctor.stdout)["checks"]
+    assert check["detail"].startswith(f"refused ({executor['sandbox']}): ")
+    assert check["fix"] == executor["sandbox_fix"]
+
+
 def test_references_alone_run_without_the_option(tmp_path: Path, inputs: list[str]) -> None:
     without_answers = [a for a in inputs if "answers" not in a]
     assert len(without_answers) == len(inputs) - 2

@@ -478,6 +478,17 @@ class RunDir:
     def write_executor(self, combo: str, executor: Mapping[str, Any]) -> None:
         write_json(self.executor_info(combo), dict(executor))
 
+    def read_sandbox(self, combos: Iterable[str]) -> dict[str, str]:
+        """Each of ``combos``' sandbox as its executor recorded it ("on", or why not), for
+        those that recorded one."""
+        found = {}
+        for combo in combos:
+            path = self.executor_info(combo)
+            data = _read_json(path)
+            if data is not None:
+                found[combo] = Fields(data, str(path)).text("sandbox", "on")
+        return found
+
     def write_admission(self, combo: str, text: str) -> None:
         path = self.admission(combo)
         path.parent.mkdir(parents=True, exist_ok=True)
