@@ -80,6 +80,9 @@ def run_side(
     data = make_batch(executions, options).to_json()
     if fixed:
         data["options"].pop("max_jobs")
+    if not options.unsandboxed_answers:
+        # its default, left out: env sides written before the key existed read the batch too
+        data["options"].pop("unsandboxed_answers")
     with tempfile.TemporaryDirectory() as tmp:
         batch = Path(tmp) / "batch.json"
         batch.write_text(json.dumps(data))

@@ -33,7 +33,7 @@ DATA = ROOT.parent / "shared" / "data" / "ds1000"
 CONFIGS = {
     "sandbox + guard": [],
     "sandbox only": ["--no-guard"],
-    "unprotected": ["--no-sandbox", "--no-guard"],
+    "unprotected": ["--no-sandbox", "--allow-unsandboxed-answers", "--no-guard"],
 }
 
 

@@ -56,7 +56,12 @@ def run(
 ) -> tuple[float, dict[int, str], list[dict[str, Any]]]:
     """One configuration over ``executions``: wall time, statuses, each one's marks."""
     options = RunOptions(
-        jobs=jobs, isolation="zygote", sandbox=config["sandbox"], guard=config["guard"]
+        jobs=jobs,
+        isolation="zygote",
+        sandbox=config["sandbox"],
+        # unprotected means the model answers too: they run only where a batch lets them
+        unsandboxed_answers=not config["sandbox"],
+        guard=config["guard"],
     )
     ran = run_side(python, executions, options, phases=True)
     return ran.wall_s, ran.statuses(), ran.marks

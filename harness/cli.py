@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from harness import options as o
 from harness.analysis import history
-from harness.app import nightly, reach, validate
+from harness.app import doctor, nightly, reach, validate
 from harness.app import run as main_job
 from harness.app.bisect import bisect_one, bisect_run
 from harness.core.errors import HarnessError
-from harness.envs import doctor, interpreters
+from harness.envs import interpreters
 from harness.execute import allowlist
 from harness.execute.progress import reporter
 from harness.execute.rundir import RunDir, RunRequest
@@ -291,11 +291,11 @@ def cmd_combos(args: argparse.Namespace) -> int:
 @command(
     "doctor",
     "what this machine offers the harness: interpreters, uv, disk, sandbox, index",
-    *o.SELECT_COMBOS, o.ENV_DIR.bare, o.PYTHON_DOWNLOADS, o.PRINT_JSON.bare,
+    *o.SELECT_COMBOS, o.ENV_DIR.bare, o.PYTHON_DOWNLOADS, o.DOCTOR_CHECK, o.PRINT_JSON.bare,
 )  # fmt: skip
 def cmd_doctor(args: argparse.Namespace) -> int:
     matrix, combos = select_combos(args.matrix, args.combos, args.keyword, args.tag)
-    checks = doctor.diagnose(combos, _env_root(args), matrix.index_url, args.python_downloads)
+    checks = doctor.diagnose(combos, _env_root(args), matrix, args.python_downloads, args.check)
     print(doctor.to_json(checks) if args.json else doctor.render(checks))
     return 0 if doctor.ok(checks) else 1
 

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from harness.app.doctor import KINDS
 from harness.app.nightly import GITHUB_JOB_LIMIT
 from harness.core.problem import REFERENCE
 from harness.envs.interpreters import DOWNLOADS, downloads_setting
@@ -246,6 +247,12 @@ NO_SANDBOX = Option(
     action="store_false",
     help="run executions without namespaces or a read-only filesystem (trusted code only)",
 )
+ALLOW_UNSANDBOXED_ANSWERS = Option(
+    ("--allow-unsandboxed-answers",),
+    action="store_true",
+    help="run model answers even where the sandbox is refused (the kernel's namespaces) or "
+    "switched off (--no-sandbox); without it such a run stops before any answer runs",
+)
 NO_GUARD = Option(
     ("--no-guard",),
     dest="guard",
@@ -292,6 +299,7 @@ EXECUTIONS = (
     MEMORY_MB,
     ISOLATION,
     NO_SANDBOX,
+    ALLOW_UNSANDBOXED_ANSWERS,
     NO_GUARD,
     GUARD_ALLOWLIST,
     GUARD_RECORD,
@@ -329,6 +337,16 @@ COMPARE_UPSTREAM = Option(
 STRICT = Option(("--strict",), action="store_true", help="exit 1 when any drift is found")
 QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output")
 PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")
+
+# -- doctor ----------------------------------------------------------------------------------
+
+DOCTOR_CHECK = Option(
+    ("--check",),
+    action="append",
+    choices=KINDS,
+    help="only this kind of check (repeatable; default: all): the exit status is theirs, "
+    "e.g. `--check sandbox` fails where model answers could not run sandboxed",
+)
 
 # -- bisect ----------------------------------------------------------------------------------
 

@@ -4,14 +4,19 @@ import json
 import socket
 import sys
 import threading
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.envs import doctor, interpreters
-from harness.envs.doctor import MISSING, OK, WARNING, Check
+from harness.app import doctor
+from harness.app.doctor import MISSING, OK, WARNING, Check
+from harness.envs import interpreters
+from harness.envs.build import ENVSIDE
+from harness.envside import protocol
+from harness.execute.runner import ask_sandbox
 from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 from tests.conftest import ROOT, run_harness
 
@@ -217,7 +222,7 @@ def test_check_disk(
         "disk",
         status,
         f"{tmp_path}/envs: {free} MiB free, 2 combos need up to 4668 MiB "
-        "(per-library sizes in harness/envs/doctor.py)",
+        "(per-library sizes in harness/app/doctor.py)",
         fix,
     )
 
@@ -229,42 +234,104 @@ def test_free_space_of_a_directory_yet_to_be_made(tmp_path: Path) -> None:
 # -- sandbox -----------------------------------------------------------------------------------
 
 
+def _done(**fields: str) -> str:
+    return protocol.done_line(protocol.Done(protocol.PROTOCOL, **fields)).strip()  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
-    ("stdout", "status", "detail"),
+    ("stdout", "check"),
     [
         (
-            '{"done": true, "sandbox": "on", "task_cap": "cgroup"}',
-            OK,
-            "namespaces on, tasks capped by a cgroup",
+            _done(sandbox="on", task_cap="cgroup"),
+            Check("sandbox", OK, "namespaces on, tasks capped by a cgroup"),
         ),
         (
-            '{"done": true, "sandbox": "on", "task_cap": "rlimit"}',
-            WARNING,
-            "namespaces on; no cgroup, tasks capped by rlimit",
-        ),
-        (
-            '{"done": true, "sandbox": "unshare: Operation not permitted", "task_cap": "none"}',
-            WARNING,
-            (
-                "unavailable (unshare: Operation not permitted): executions run unsandboxed, "
-                "the run warns for model answers"
+            _done(sandbox="on", task_cap="rlimit"),
+            Check(
+                "sandbox",
+                WARNING,
+                "namespaces on; no cgroup, tasks capped by rlimit",
+                "run where a cgroup v2 subtree is writable",
             ),
         ),
-        ("", WARNING, "the env side did not answer: exit status 0"),
+        (
+            _done(
+                sandbox="[Errno 1] unshare: Operation not permitted "
+                "(kernel.apparmor_restrict_unprivileged_userns=1)",
+                sandbox_fix="sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+                task_cap="none",
+            ),
+            Check(
+                "sandbox",
+                MISSING,
+                "refused ([Errno 1] unshare: Operation not permitted "
+                "(kernel.apparmor_restrict_unprivileged_userns=1)): a run with model answers "
+                "stops before they run (--allow-unsandboxed-answers runs them unsandboxed)",
+                "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+            ),
+        ),
+        (
+            _done(refused="batch: unknown key 'limits'"),
+            Check(
+                "sandbox",
+                WARNING,
+                "the env side did not answer: batch: unknown key 'limits'",
+                "check that {python} can run " + str(ENVSIDE),
+            ),
+        ),
+        (
+            "",
+            Check(
+                "sandbox",
+                WARNING,
+                "the env side did not answer: exit status 0",
+                "check that {python} can run " + str(ENVSIDE),
+            ),
+        ),
     ],
 )
 def test_check_sandbox_reads_what_the_env_side_says(
-    tmp_path: Path, stdout: str, status: str, detail: str
+    tmp_path: Path, stdout: str, check: Check
 ) -> None:
-    fake = _script(tmp_path / "python", f"echo '{stdout}'\n")
-    check = doctor.check_sandbox(str(fake))
-    assert (check.status, check.detail) == (status, detail)
+    (tmp_path / "done.json").write_text(stdout + "\n" if stdout else "")
+    fake = _script(tmp_path / "python", f"cat {tmp_path / 'done.json'}\n")
+    assert doctor.check_sandbox(str(fake)) == replace(check, fix=check.fix.format(python=fake))
 
 
-def test_check_sandbox_asks_the_real_env_side() -> None:
+def test_doctor_says_what_a_real_run_records(tmp_path: Path) -> None:
+    """Doctor asks the env side the way a run does (a batch the protocol accepts, made by
+    the one builder) and says "ok" exactly when a real run here records its sandbox on,
+    with the state and fix that run records."""
+    (tmp_path / "matrix.toml").write_text(f'[matrix]\npython = "{HERE}"\n[combos.bare]\n')
+    problem = tmp_path / "set" / "numpy" / "one.toml"
+    problem.parent.mkdir(parents=True)
+    problem.write_text(
+        'library = "numpy"\nprompt = "1"\nsetup = "x = 0"\nreference = "result = 1"\n'
+        'check = "assert result == 1"\n'
+    )
+    answers = tmp_path / "gpt-answers.jsonl"
+    answers.write_text('{"problem_id": "set/numpy/one", "code": "result = 1"}\n')
+    run_harness(
+        "run", "--matrix", str(tmp_path / "matrix.toml"), "--problems", str(tmp_path / "set"),
+        "--answers", str(answers), "--results", str(tmp_path / "results"),
+        "--env-dir", str(tmp_path / "envs"), "--run-id", "r1", "--no-history", "--quiet",
+        cwd=ROOT, env={"UV_CACHE_DIR": str(tmp_path / "uv-cache"), "UV_OFFLINE": "1"},
+    )  # fmt: skip
+    recorded = json.loads((tmp_path / "results/r1/envs/bare.executor.json").read_text())
+    state = ask_sandbox(sys.executable)
+    assert state.error == ""  # the protocol accepted doctor's batch
+    assert (state.sandbox, state.fix, state.task_cap) == (
+        recorded["sandbox"],
+        recorded["sandbox_fix"],
+        recorded["task_cap"],
+    )
     check = doctor.check_sandbox()
-    assert check.status in (OK, WARNING)
-    assert check.detail != "" and "did not answer" not in check.detail
+    assert (check.status == OK) == (
+        recorded["sandbox"] == "on" and recorded["task_cap"] == "cgroup"
+    )
+    assert (check.status == MISSING) == (recorded["sandbox"] != "on")
+    if check.status == MISSING:
+        assert recorded["sandbox"] in check.detail and check.fix == recorded["sandbox_fix"]
 
 
 # -- index -------------------------------------------------------------------------------------
@@ -336,6 +403,25 @@ def test_the_command_on_this_machine_exits_0(tmp_path: Path, index: dict[str, ob
     names = [c["name"] for c in report["checks"]]
     assert names == [f"python {HERE}", "uv", "uv cache", "disk", "sandbox", "package index"]
     assert report["checks"][0]["status"] == OK
+
+
+@pytest.mark.parametrize(
+    ("kinds", "names"),
+    [
+        (["sandbox"], ["sandbox"]),
+        (["index", "python"], [f"python {HERE}", "package index"]),  # in the table's order
+        (["uv"], ["uv", "uv cache"]),
+    ],
+)
+def test_check_runs_only_the_kinds_named(
+    tmp_path: Path, index: dict[str, object], kinds: list[str], names: list[str]
+) -> None:
+    matrix = _matrix(tmp_path, index["url"])
+    argv = [a for kind in kinds for a in ("--check", kind)]
+    proc = run_harness("doctor", "--matrix", str(matrix), *argv, "--json", cwd=ROOT, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [c["name"] for c in json.loads(proc.stdout)["checks"]] == names
+    assert index["requests"] == (["/simple/"] if "index" in kinds else [])
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,8 @@ def statuses(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[tuple[s
         args += ["--answers", str(DS1000_DIR / "answers" / f"{model}-answers.jsonl")]
     args += ["--results", str(work / "results"), "--no-history", "--quiet", "-j", "2"]
     found = {}
-    for name, extra in {"guarded": [], "unprotected": ["--no-sandbox", "--no-guard"]}.items():
+    unprotected = ["--no-sandbox", "--allow-unsandboxed-answers", "--no-guard"]
+    for name, extra in {"guarded": [], "unprotected": unprotected}.items():
         run_harness(*args, "--run-id", name, *extra, cwd=work)
         rows = (work / "results" / name / "newest.jsonl").read_text().splitlines()
         found[name] = {

@@ -217,13 +217,13 @@ def test_the_host_package_has_no_import_cycle() -> None:
 LAYERS = (
     ("core", "values every stage shares: errors, problems, outcomes, findings, JSONL, TOML"),
     ("matrix", "matrix.toml: combos, axes, dated timelines, own envs, the package index"),
-    ("envs", "environments: uv lock and sync, interpreters, the workspace, doctor"),
+    ("envs", "environments: uv lock and sync, interpreters, the workspace"),
     ("problems", "problem sets, formats, answers, downloads, runtime datasets"),
     ("execute", "execution: options, the runner, admission, the run directory, progress"),
     ("analysis", "what outcomes mean: drift, causes, staleness, validity, vintage, summary"),
     ("labs", "what re-runs executions: bisection, reach, validation, repair"),
     ("reports", "rendering only: Markdown, HTML, JUnit, charts, exports"),
-    ("app", "the jobs that compose the stages: run, plan, bisect, repair, nightly"),
+    ("app", "the jobs that compose the stages: run, plan, bisect, repair, nightly, doctor"),
     ("cli", "arguments → one call → printing (cli.py, options.py, __main__.py)"),
 )
 _ORDER = {name: i for i, (name, _) in enumerate(LAYERS)}

@@ -1,19 +1,24 @@
-"""The nightly workflow's path, locally: plan → shards → merge → report → issue text."""
+"""The nightly workflow's path, locally: plan → shards → merge → report → issue text; and
+the workflow's own steps that prepare its runners."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
 import json
+import os
 import re
 import socket
 import sqlite3
+import subprocess
 import sys
 import textwrap
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from harness.analysis import history
 from harness.analysis.causes import Cause
@@ -419,3 +424,69 @@ def test_three_nights_with_a_pre_release_lane_that_moves(tmp_path: Path) -> None
     assert issues["night3"].startswith(
         "## Nightly run `night3`\n\nCompared with `night2`.\n\n### What will break next (2)\n"
     )
+
+
+# -- the workflow's runners: the sandbox must work there -----------------------------------
+
+WORKFLOW = ROOT / ".github" / "workflows" / "nightly.yml"
+SWITCH = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+PREPARE = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+GATE = "harness doctor --check sandbox"
+# the commands that execute solutions, model answers among them
+EXECUTING = ("harness run", "harness bisect")
+
+
+def _runs(job: dict[str, Any]) -> list[str]:
+    return [str(step.get("run", "")) for step in job["steps"]]
+
+
+def _first(runs: list[str], text: str) -> int:
+    return next(i for i, run in enumerate(runs) if text in run)
+
+
+def test_every_job_that_runs_solutions_lets_the_sandbox_in_first() -> None:
+    """Ubuntu 24.04's AppArmor refuses the runner's user its namespaces: a job that runs
+    solutions lifts that before any harness step, then fails unless the sandbox works."""
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    executing = {
+        name: _runs(job)
+        for name, job in jobs.items()
+        if any(command in run for run in _runs(job) for command in EXECUTING)
+    }
+    assert sorted(executing) == ["report", "run"]
+    for name, runs in executing.items():
+        prepare, gate = _first(runs, PREPARE), _first(runs, GATE)
+        harness = [i for i, run in enumerate(runs) if "harness " in run and i != gate]
+        assert prepare < gate < min(harness), name
+        assert runs[gate].strip() == GATE, name  # its exit status is the step's
+    assert not any(PREPARE in run for run in _runs(jobs["plan"]))  # it runs no solution
+
+
+@pytest.mark.parametrize("present", [True, False])
+@pytest.mark.parametrize("job", ["run", "report"])
+def test_the_preparing_step_sets_the_switch_only_where_the_kernel_has_it(
+    tmp_path: Path, job: str, present: bool
+) -> None:
+    """The step's own script, with ``sudo`` a stub that records what it was asked and the
+    switch's file one of ours (there or not)."""
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    script = jobs[job]["steps"][_first(_runs(jobs[job]), PREPARE)]["run"]
+    switch = tmp_path / "apparmor_restrict_unprivileged_userns"
+    if present:
+        switch.write_text("1\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    sudo = bin_dir / "sudo"
+    sudo.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "asked"}\n')
+    sudo.chmod(0o755)
+    assert SWITCH in script
+    subprocess.run(
+        ["bash", "-e", "-c", script.replace(SWITCH, str(switch))],
+        env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+        check=True,
+    )
+    asked = tmp_path / "asked"
+    if present:
+        assert asked.read_text() == "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n"
+    else:
+        assert not asked.exists()  # a kernel without AppArmor's switch: nothing to lift

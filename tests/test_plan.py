@@ -14,9 +14,10 @@ from harness.app import plan as planning
 from harness.app.bisect import bisect_job, bisect_target
 from harness.core.errors import HarnessError, RunFileError, UsageError
 from harness.core.problem import Solution
-from harness.execute.job import Job, _write_manifest, mark_finished
+from harness.execute import job as job_module
+from harness.execute.job import Job, _write_manifest, mark_finished, require_sandbox
 from harness.execute.rundir import RunDir, RunInputs, RunManifest, RunRequest, resume
-from harness.execute.runner import RunOptions
+from harness.execute.runner import RunOptions, SandboxState, make_batch
 from harness.matrix import spec
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
@@ -69,6 +70,8 @@ def test_a_request_is_what_harness_run_was_given() -> None:
     assert RunRequest.from_dict(defaults) == RunRequest()  # with the same defaults
     given = vars(parser.parse_args(["run", "--combos", "a,b", "--no-guard", "--timeout", "3"]))
     assert RunRequest.from_dict(given) == RunRequest(combos=("a,b",), guard=False, timeout=3.0)
+    given = vars(parser.parse_args(["run", "--allow-unsandboxed-answers"]))
+    assert RunRequest.from_dict(given) == RunRequest(allow_unsandboxed_answers=True)
 
 
 # -- plan ------------------------------------------------------------------------------------
@@ -163,6 +166,75 @@ def test_answers_may_name_their_model(inputs: RunRequest, tmp_path: Path) -> Non
     problems = problemsets.load(inputs.problems)
     solutions = load_solutions(problems, problems, [f"me={inputs.answers[0]}"], reference=False)
     assert [s.source for s in solutions] == ["model:me"]
+
+
+# -- no model answer runs unsandboxed unless the request says so -----------------------------
+
+
+def test_the_option_reaches_the_batch_and_the_manifest(inputs: RunRequest, tmp_path: Path) -> None:
+    assert plan(inputs, tmp_path).options.unsandboxed_answers is False
+    job = plan(replace(inputs, allow_unsandboxed_answers=True), tmp_path)
+    assert job.options.unsandboxed_answers is True
+    assert make_batch([], job.options).options.unsandboxed_answers is True
+    _write_manifest(job)
+    written = job.run_dir.read_manifest()
+    assert written is not None and written.options is not None
+    assert written.options.unsandboxed_answers is True
+    assert written.inputs.command is not None
+    assert written.inputs.command.allow_unsandboxed_answers is True
+    # what re-runs the run's executions (bisection, repair) lets them out as the run did
+    assert bisect_job(str(job.run_dir.root), None, [], [], tmp_path).options.unsandboxed_answers
+
+
+def test_no_sandbox_with_model_answers_needs_the_explicit_option(
+    inputs: RunRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--no-sandbox`` is not the user saying model answers may run unsandboxed (it is
+    for trusted code): a run with answers needs ``--allow-unsandboxed-answers`` too."""
+    monkeypatch.setattr(job_module, "ask_sandbox", _never_asked)
+    with pytest.raises(UsageError) as caught:
+        require_sandbox(plan(replace(inputs, sandbox=False), tmp_path))
+    assert str(caught.value) == (
+        "harness: --no-sandbox would run model answers unsandboxed: add "
+        "--allow-unsandboxed-answers to run them so, or drop --no-sandbox"
+    )
+    allowed = replace(inputs, sandbox=False, allow_unsandboxed_answers=True)
+    assert require_sandbox(plan(allowed, tmp_path)) is None
+    # references alone are trusted: --no-sandbox is enough for them
+    assert require_sandbox(plan(replace(inputs, sandbox=False, answers=()), tmp_path)) is None
+
+
+def _never_asked(*_args: object) -> SandboxState:
+    raise AssertionError("the env side was asked")
+
+
+def test_a_refused_sandbox_stops_a_run_with_answers_in_one_line(
+    inputs: RunRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[object] = []
+    refused = SandboxState("[Errno 1] unshare: Operation not permitted", "run as root", "none")
+
+    def ask(python: str, options: RunOptions) -> SandboxState:
+        asked.append(options)
+        return refused
+
+    monkeypatch.setattr(job_module, "ask_sandbox", ask)
+    job = plan(inputs, tmp_path)
+    with pytest.raises(HarnessError) as caught:
+        require_sandbox(job)
+    (line,) = caught.value.lines()
+    assert line == (
+        "sandbox: refused on this machine ([Errno 1] unshare: Operation not permitted), and "
+        "model answers run only in it; fix: run as root, or pass --allow-unsandboxed-answers "
+        "to run them unsandboxed"
+    )
+    assert asked == [job.options]  # asked how the run's own batches would run
+    monkeypatch.setattr(job_module, "ask_sandbox", lambda *_a: replace(refused, sandbox="on"))
+    assert require_sandbox(job) == replace(refused, sandbox="on")
+    monkeypatch.setattr(job_module, "ask_sandbox", _never_asked)
+    assert require_sandbox(plan(replace(inputs, allow_unsandboxed_answers=True), tmp_path)) is None
+    assert require_sandbox(plan(replace(inputs, answers=()), tmp_path)) is None
+    assert not (tmp_path / "results").exists()
 
 
 # -- resume ----------------------------------------------------------------------------------

@@ -380,6 +380,32 @@ def test_the_first_screen_says_what_is_new(tmp_path: Path) -> None:
     assert "- new failure: `latest` `ours/pandas/append` idiom:old: pass → error" in first
 
 
+def test_the_first_screen_says_where_model_answers_ran_unsandboxed(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    assert write_reports(run).unsandboxed == {}  # no executor recorded anything: none said
+    why = "[Errno 28] unshare: No space left on device (user.max_user_namespaces=0)"
+    # "new" ran its model answer unsandboxed, "old" in the sandbox; "bad" recorded none
+    for combo, state in {"old": "on", "new": why}.items():
+        write_json(run.executor_info(combo), {"protocol": 2, "sandbox": state})
+    summary = write_reports(run)
+    assert summary.unsandboxed == {"new": why}
+    warning = (
+        f"Warning: model answers ran without the sandbox in `new` ({why}), as "
+        "`--allow-unsandboxed-answers` allowed: untrusted code ran with this machine's reach."
+    )
+    md = run.summary_md.read_text()
+    assert md.index(f"**{warning}**") < md.index("Broke where")  # the first screen, first
+    page = run.report_html.read_text()
+    assert "<p data-glance='unsandboxed'>Warning: model answers ran without the sandbox" in page
+    assert Summary.from_dict(json.loads(run.summary_json.read_text())) == summary
+    # an answer refused for want of the sandbox did not run: nothing to warn of
+    with OutcomeWriter(run.outcomes("new")) as w:
+        w.write(Outcome("r1", "new", "p/1", "model:m", Status.ENV_ERROR, message="not run"))
+    run.outcomes("new").write_text(run.outcomes("new").read_text().splitlines()[-1] + "\n")
+    assert write_reports(run).unsandboxed == {}
+    assert "Warning: model answers ran" not in run.summary_md.read_text()
+
+
 def test_reports_without_problems_of_ours_have_no_idioms_section(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     summary = write_reports(run)

@@ -34,6 +34,7 @@ WRITTEN: dict[str, Any] = {
         "answers": ["slow-answers.jsonl"],
         "shard": None,
         "command": {
+            "allow_unsandboxed_answers": False,
             "answers": ["slow-answers.jsonl"],
             "bisect": False,
             "compare_upstream": False,
@@ -70,6 +71,7 @@ WRITTEN: dict[str, Any] = {
         "isolation": "fresh",
         "fresh_for": ["torch"],
         "sandbox": True,
+        "unsandboxed_answers": False,
         "guard": False,
         "measured_admission": True,
         "hide": ["/data/problems", "/data/results"],
@@ -119,6 +121,13 @@ def test_an_older_command_lacks_newer_options() -> None:
     assert RunRequest.from_dict(recorded).guard_record is False
     recorded = {k: v for k, v in recorded.items() if k != "measured_admission"}
     assert RunRequest.from_dict(recorded).measured_admission is True
+    # a run from before --allow-unsandboxed-answers let no model answer out of the sandbox
+    recorded = {k: v for k, v in recorded.items() if k != "allow_unsandboxed_answers"}
+    assert RunRequest.from_dict(recorded).allow_unsandboxed_answers is False
+    written = RunManifest.from_dict(WRITTEN).options
+    assert written is not None and written.unsandboxed_answers is False
+    options = {k: v for k, v in WRITTEN["options"].items() if k != "unsandboxed_answers"}
+    assert RunManifest.from_dict({**WRITTEN, "options": options}).options == written
 
 
 texts = st.text(max_size=8)
@@ -143,6 +152,7 @@ requests = st.builds(
     fresh_for=names,
     repeat=st.integers(1, 50),
     sandbox=st.booleans(),
+    allow_unsandboxed_answers=st.booleans(),
     guard=st.booleans(),
     bisect=st.booleans(),
     guard_allowlist=st.none() | texts,
@@ -170,6 +180,8 @@ manifests = st.builds(
         jobs=st.integers(1, 64),
         timeout=st.none() | st.floats(0, 1e6, allow_nan=False),
         memory_mb=st.none() | st.integers(0, 10**6),
+        sandbox=st.booleans(),
+        unsandboxed_answers=st.booleans(),
     ),
 )
 

@@ -1,4 +1,5 @@
-"""The sandbox: emptying a worker's cgroups, with real processes and cgroups.
+"""The sandbox: why a machine refuses it its namespaces (the kernel's switch, and its
+fix), and emptying a worker's cgroups, with real processes and cgroups.
 
 Entering the sandbox needs a real process and is exercised by tests/test_view.py (what
 an execution sees), tests/test_envside.py and tests/test_hostile.py.
@@ -10,10 +11,11 @@ import contextlib
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
-from harness.envside import processes, sandbox
+from harness.envside import processes, refusal, sandbox
 
 # -- emptying a worker's cgroup between executions ------------------------------------
 
@@ -87,3 +89,47 @@ def test_await_exits_leaves_a_fork_bombs_many_to_the_cgroup_reread() -> None:
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+
+
+REFUSED = "[Errno 1] unshare: Operation not permitted"
+
+
+@pytest.mark.parametrize(
+    ("switches", "cause", "fix"),
+    [
+        # Ubuntu 24.04, GitHub's ubuntu-latest
+        (
+            {"kernel.apparmor_restrict_unprivileged_userns": "1", "user.max_user_namespaces": "63"},
+            f"{REFUSED} (kernel.apparmor_restrict_unprivileged_userns=1)",
+            "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+        ),
+        (
+            {"kernel.apparmor_restrict_unprivileged_userns": "0", "user.max_user_namespaces": "0"},
+            f"{REFUSED} (user.max_user_namespaces=0)",
+            "sudo sysctl -w user.max_user_namespaces=15000",
+        ),
+        (
+            {"kernel.unprivileged_userns_clone": "0", "user.max_user_namespaces": "63"},
+            f"{REFUSED} (kernel.unprivileged_userns_clone=0)",
+            "sudo sysctl -w kernel.unprivileged_userns_clone=1",
+        ),
+        ({"user.max_user_namespaces": "63"}, REFUSED, refusal.USER_FIX),
+    ],
+)
+def test_a_refusal_names_the_kernels_switch_and_its_fix(
+    switches: dict[str, str], cause: str, fix: str
+) -> None:
+    assert refusal.diagnose(REFUSED, 1000, switches.get) == (cause, fix)
+
+
+def test_no_switch_refuses_root_its_namespaces() -> None:
+    """Root makes them without a user namespace: a refusal there is a container's."""
+    refusing = {"kernel.apparmor_restrict_unprivileged_userns": "1"}
+    assert refusal.diagnose(REFUSED, 0, refusing.get) == (REFUSED, refusal.ROOT_FIX)
+
+
+def test_the_switches_are_read_where_the_kernel_keeps_them() -> None:
+    assert refusal._read_sysctl("user.max_user_namespaces") == (
+        Path("/proc/sys/user/max_user_namespaces").read_text().strip()
+    )
+    assert refusal._read_sysctl("kernel.no_such_switch") is None

@@ -1,5 +1,6 @@
 """The first screen of a run's reports: how many problems, how many broke where, the top
-causes of pass → fail steps, and what is new since the last run — counted once from the
+causes of pass → fail steps, where model answers ran unsandboxed, and what is new since
+the last run — counted once from the
 summary, rendered by markdown and HTML (``harness.reports.glance`` words it)."""
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class Glance:
     changes: Changes | None
     # references whose printed output changed, its values the same (output-format drift)
     format_drifted: int = 0
+    # (combo, why its sandbox was off) where model answers ran without it, in era order
+    unsandboxed: Sequence[tuple[str, str]] = ()
 
     def cell(self, combo: str, source: str) -> Broken | None:
         return next((b for b in self.broken if b.combo == combo and b.source == source), None)
@@ -92,4 +95,7 @@ def glance(summary: Summary) -> Glance:
         format_drifted=len(summary.format_drift),
         causes=causes[:TOP_CAUSES],
         changes=summary.changes,
+        unsandboxed=[
+            (c, summary.unsandboxed[c]) for c in summary.order if c in summary.unsandboxed
+        ],
     )

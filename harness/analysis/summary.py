@@ -185,6 +185,9 @@ class Summary:
     apis: Sequence[ModelApis] = ()  # the deprecated or removed APIs each model reaches for
     # where expected outputs were derived rather than published (CIBench's), in words
     expected: str = ""
+    # combo → why its sandbox was off, where model answers ran without it (allowed by
+    # --allow-unsandboxed-answers): untrusted code that ran with the machine's reach
+    unsandboxed: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def api_drift(self) -> tuple[DriftRow, ...]:
@@ -219,6 +222,7 @@ class Summary:
             "knowledge": [k.to_dict() for k in self.knowledge],
             "apis": [m.to_dict() for m in self.apis],
             "expected": self.expected,
+            "unsandboxed": dict(self.unsandboxed),
         }
         return {
             "schema": SCHEMA_VERSION,
@@ -287,6 +291,7 @@ class Summary:
             knowledge=parsed("knowledge", each(Knowledge.from_dict), ()),
             apis=parsed("apis", each(ModelApis.from_dict), ()),
             expected=parsed("expected", str, ""),
+            unsandboxed=parsed("unsandboxed", lambda t: {str(c): str(w) for c, w in t.items()}, {}),
         )
 
 
@@ -351,6 +356,18 @@ def summarise(
         validity=tuple(validities(found, analysed)),
         upcoming=tuple(upcoming.find(outcomes, envs, order)),
     )
+
+
+def unsandboxed_answers(outcomes: Sequence[Outcome], sandbox: Mapping[str, str]) -> dict[str, str]:
+    """combo → why its sandbox was off, for each combo where model answers ran without
+    it; ``sandbox`` is each combo's state as its executor recorded it ("on", or why not).
+    An answer refused for want of the sandbox (env_error) or skipped did not run."""
+    ran = {
+        o.combo
+        for o in outcomes
+        if o.source.startswith(MODEL_PREFIX) and o.status.value not in _NOT_RUN
+    }
+    return {c: state for c, state in sandbox.items() if state != "on" and c in ran}
 
 
 def _combos(

@@ -23,7 +23,7 @@ from harness.core.errors import UsageError
 from harness.core.results import write_json
 from harness.envs import workspace
 from harness.envs.build import EnvBuilder
-from harness.execute.job import execute, mark_finished
+from harness.execute.job import execute, mark_finished, require_sandbox
 from harness.execute.progress import reporter
 from harness.execute.rundir import resume as resumed
 from harness.matrix.package_index import Index
@@ -117,7 +117,14 @@ def run(
     drifted problem; with ``history``, record the run in that SQLite history and diff it
     against the last one; with ``compare_upstream``, set each model's verdicts beside the
     ones upstream wrote next to its answers (``agreement.md``). One run at a time per
-    results directory, checked writable first."""
+    results directory, checked writable first. A job with model answers does not start
+    where they could not run in the sandbox, unless it allows them out of it."""
+    asked = require_sandbox(job)
+    if asked is not None and asked.error:
+        reporter.log(
+            f"could not ask the env side whether it can sandbox model answers ({asked.error});"
+            " each combo's refuses those it cannot sandbox"
+        )
     results = job.run_dir.root.parent
     workspace.check_writable(results)
     with workspace.exclusive(results, f"run {job.run_dir.run_id}"):

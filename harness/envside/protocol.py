@@ -281,6 +281,9 @@ class Options(_Schema):
     hide: tuple[str, ...] = field(default=(), metadata=_reads(_texts))
     # namespaces, read-only mounts, caps on tasks, where the machine allows
     sandbox: bool = field(default=True, metadata=_reads(_flag))
+    # model answers may run where the sandbox is refused or switched off; by default
+    # each is refused there (an env_error), so none runs unsandboxed unless told so
+    unsandboxed_answers: bool = field(default=False, metadata=_reads(_flag))
     # untrusted solutions run in a process apart from their checks
     guard: bool = field(default=True, metadata=_reads(_flag))
     # the text of an allowlist file, added to the shipped one
@@ -417,6 +420,8 @@ class Done(_Schema):
     refused: str = field(default="", metadata=_reads(_text))  # why nothing ran
     isolation: str = field(default="", metadata=_reads(_text))
     sandbox: str = field(default="", metadata=_reads(_text))  # "on", or why not
+    # what would let the sandbox be entered here (a command, or words); "" when it is
+    sandbox_fix: str = field(default="", metadata=_reads(_text))
     task_cap: str = field(default="", metadata=_reads(_text))  # cgroup | rlimit | none
     guard: bool = field(default=False, metadata=_reads(_flag))
     zygotes: tuple[Zygote, ...] = field(default=(), metadata=_reads(_each(Zygote)))

@@ -22,12 +22,13 @@ import sys
 import tempfile
 from typing import Callable, List, NamedTuple, Tuple
 
-from . import admission, phases, resident, sandbox
+from . import admission, phases, refusal, resident, sandbox
 from .allowlist import shipped_allowlist
 from .pool import WORK, Census, Reports, Share, cgroup_name, drain
 from .processes import child_environment, fork, reap_strays
 from .protocol import (
     CRASH,
+    ENV_ERROR,
     PROTOCOL,
     SKIPPED,
     Batch,
@@ -83,8 +84,12 @@ class Scheduler:
             [os.path.dirname(os.path.abspath(batch_file))] if batch_file else []
         )
         # Untrusted solutions run apart from their checks (the guard), and every execution
-        # in the sandbox, when this machine allows it (the reason it does not, otherwise).
+        # in the sandbox, when this machine allows it (the reason it does not, otherwise,
+        # naming the kernel's switch that refuses it, and what would lift it).
         self.sandbox_reason = _probe_sandbox() if self.options.sandbox else "switched off"
+        self.sandbox_fix = ""
+        if self.options.sandbox and self.sandbox_reason is not None:
+            self.sandbox_reason, self.sandbox_fix = refusal.diagnose(self.sandbox_reason)
         sandbox.set_subreaper()
         sandbox.sweep_cgroups()
         sandbox.warm()  # what the guard's children look up, looked up once here
@@ -148,6 +153,7 @@ class Scheduler:
             PROTOCOL,
             isolation=self.options.isolation,
             sandbox=self.sandbox_reason or "on",
+            sandbox_fix=self.sandbox_fix,
             task_cap=self.task_cap,
             guard=self.options.guard,
             zygotes=tuple(self.zygotes),
@@ -157,15 +163,35 @@ class Scheduler:
         )
 
     # -- main loop --------------------------------------------------------------------
+    def unsandboxed_refusal(self) -> str:
+        """Why this batch's model answers may not run ('' when they may): they run only
+        in the sandbox unless the batch allows them out of it."""
+        if self.sandbox_reason is None or self.options.unsandboxed_answers:
+            return ""
+        if not self.options.sandbox:
+            return (
+                "not run: the sandbox is switched off (--no-sandbox) and model answers run"
+                " only in it; pass --allow-unsandboxed-answers to run them without it"
+            )
+        return (
+            "not run: model answers run only in the sandbox, refused here (%s); %s, or pass"
+            " --allow-unsandboxed-answers to run them without it"
+        ) % (self.sandbox_reason, self.sandbox_fix)
+
     def run(self) -> None:
         queue: Queue = []
         missing_cache: dict[str, bool] = {}
+        # checked here, before any execution starts: no model answer runs unsandboxed
+        # unless the batch says it may (the host asks the same before it builds a batch)
+        refused = self.unsandboxed_refusal()
         for index, spec in enumerate(self.batch.executions):
             problem = self.batch.problems[spec.problem]
             missing = [m for m in problem.requires if not _importable(m, missing_cache)]
             if missing:
                 message = "needs %s, not installed in this environment" % ", ".join(missing)
                 self.emit(index, Record(SKIPPED, message=message))
+            elif refused and not spec.trusted:
+                self.emit(index, Record(ENV_ERROR, message=refused))
             else:
                 queue.append((index, spec))
         if self.options.isolation != "zygote":

@@ -11,14 +11,23 @@ arrives. One combo's failure never stops the next: an env that cannot be built b
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from harness.core.errors import HarnessError, UsageError
 from harness.core.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.core.results import OutcomeWriter, repair_outcomes
 from harness.execute import admission, expected
 from harness.execute.rundir import RecordedOptions, RunDir, RunInputs, RunManifest
-from harness.execute.runner import ComboRun, Execution, RunOptions, pair
+from harness.execute.runner import (
+    ComboRun,
+    Execution,
+    RunOptions,
+    SandboxState,
+    ask_sandbox,
+    pair,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -69,11 +78,47 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat()
 
 
-def _warn_unsandboxed(job: Job, combo: str, executor: dict[str, Any], reporter: Reporter) -> None:
-    """Model answers are untrusted: say so when they ran without the sandbox."""
+def _has_answers(job: Job) -> bool:
+    return any(s.source.startswith(MODEL_PREFIX) for s in job.solutions)
+
+
+def require_sandbox(job: Job, python: str | Path = sys.executable) -> SandboxState | None:
+    """Stop a job with model answers before anything runs where they could not run in the
+    sandbox, unless it allows them out of it (``--allow-unsandboxed-answers``): one line
+    naming the cause and the fix. The env side asked is the one every batch runs (on this
+    interpreter: namespaces are the kernel's, the same for every combo's); each batch's
+    env side refuses such answers itself too. What it said, or None when not asked
+    (references alone, trusted, run either way)."""
+    if job.options.unsandboxed_answers or not _has_answers(job):
+        return None
+    if not job.options.sandbox:
+        raise UsageError(
+            "--no-sandbox would run model answers unsandboxed: add "
+            "--allow-unsandboxed-answers to run them so, or drop --no-sandbox"
+        )
+    state = ask_sandbox(python, job.options)
+    if state.refused:
+        raise HarnessError(
+            "sandbox",
+            None,
+            f"refused on this machine ({state.sandbox}), and model answers run only in it; "
+            f"fix: {state.fix}, or pass --allow-unsandboxed-answers to run them unsandboxed",
+        )
+    return state
+
+
+def _say_unsandboxed(job: Job, combo: str, executor: dict[str, Any], reporter: Reporter) -> None:
+    """Model answers are untrusted: say what became of them where the sandbox was off."""
     state = executor.get("sandbox", "on")
-    if state != "on" and any(s.source.startswith(MODEL_PREFIX) for s in job.solutions):
-        reporter.log(f"{combo}: warning: model answers ran without the sandbox ({state})")
+    if state == "on" or not _has_answers(job):
+        return
+    if job.options.unsandboxed_answers:
+        reporter.log(
+            f"{combo}: warning: model answers ran without the sandbox ({state}), "
+            "as --allow-unsandboxed-answers allows"
+        )
+    else:
+        reporter.log(f"{combo}: model answers not run: the sandbox is refused here ({state})")
 
 
 def _todo(
@@ -182,4 +227,4 @@ def execute(job: Job, builder: EnvBuilder, reporter: Reporter) -> None:
             combo_run.run([e for _, e in todo], [seq for seq, _ in todo])
         if combo_run.executor:
             job.run_dir.write_executor(combo.id, combo_run.executor)
-            _warn_unsandboxed(job, combo.id, combo_run.executor, reporter)
+            _say_unsandboxed(job, combo.id, combo_run.executor, reporter)

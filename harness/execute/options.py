@@ -3,9 +3,10 @@
 Every job that runs executions gets its :class:`RunOptions` here: ``harness run`` from its
 request (:func:`for_request`), and every trial that re-runs executions of a recorded run —
 bisection, repair verification, a resumed run — by replaying what that run recorded
-(:func:`replay`): its timeout, memory cap, isolation, sandbox and guard, and the paths it
-hid from its executions, with the trials' own results hidden too. Jobs with no recorded run
-behind them (``harness reach``, ``validate-problems``) start from :func:`for_problems`.
+(:func:`replay`): its timeout, memory cap, isolation, sandbox (and whether model answers
+could run without it) and guard, and the paths it hid from its executions, with the trials'
+own results hidden too. Jobs with no recorded run behind them (``harness reach``,
+``validate-problems``) start from :func:`for_problems`.
 
 Whatever builds them, no execution may read the problem files (their references and
 tests) or any results directory, and every execution finds the datasets problems load at
@@ -75,6 +76,7 @@ def for_request(
         env=_data_environment(),
         hide=hidden(*problem_paths, results),
         sandbox=request.sandbox,
+        unsandboxed_answers=request.allow_unsandboxed_answers,
         guard=request.guard,
         allowlist_extra=read_allowlist(request.guard_allowlist),
         record_transport=request.guard_record,
@@ -127,6 +129,7 @@ def replay(
         env=_data_environment(),
         hide=hidden(*recorded.hide, *extra),
         sandbox=recorded.sandbox,
+        unsandboxed_answers=recorded.unsandboxed_answers,
         guard=recorded.guard,
         allowlist_extra=recorded.allowlist_extra,
         measured_admission=recorded.measured_admission,

@@ -72,6 +72,8 @@ class RunRequest:
     fresh_for: tuple[str, ...] = ()
     repeat: int = 1
     sandbox: bool = True
+    # model answers may run where the sandbox is refused or off (untrusted code, unsandboxed)
+    allow_unsandboxed_answers: bool = False
     guard: bool = True
     bisect: bool = False
     compare_upstream: bool = False  # set upstream's verdicts beside ours (agreement.md)
@@ -116,6 +118,9 @@ class RunRequest:
             fresh_for=given.texts("fresh_for", b.fresh_for),
             repeat=given.integer("repeat", b.repeat),
             sandbox=given.flag("sandbox", b.sandbox),
+            allow_unsandboxed_answers=given.flag(
+                "allow_unsandboxed_answers", b.allow_unsandboxed_answers
+            ),
             guard=given.flag("guard", b.guard),
             bisect=given.flag("bisect", b.bisect),
             compare_upstream=given.flag("compare_upstream", b.compare_upstream),
@@ -170,6 +175,8 @@ class RecordedOptions:
     isolation: str = "zygote"
     fresh_for: tuple[str, ...] = ()
     sandbox: bool = True
+    # model answers were allowed to run where the sandbox was refused or off
+    unsandboxed_answers: bool = False
     guard: bool = True
     measured_admission: bool = True
     hide: tuple[str, ...] = ()  # the paths no execution could read
@@ -184,6 +191,7 @@ class RecordedOptions:
             isolation=options.isolation,
             fresh_for=options.fresh_for,
             sandbox=options.sandbox,
+            unsandboxed_answers=options.unsandboxed_answers,
             guard=options.guard,
             measured_admission=options.measured_admission,
             hide=options.hide,
@@ -204,6 +212,7 @@ class RecordedOptions:
             isolation=given.text("isolation", b.isolation),
             fresh_for=given.texts("fresh_for", b.fresh_for),
             sandbox=given.flag("sandbox", b.sandbox),
+            unsandboxed_answers=given.flag("unsandboxed_answers", b.unsandboxed_answers),
             guard=given.flag("guard", b.guard),
             measured_admission=given.flag("measured_admission", b.measured_admission),
             hide=given.texts("hide", b.hide),
@@ -468,6 +477,17 @@ class RunDir:
 
     def write_executor(self, combo: str, executor: Mapping[str, Any]) -> None:
         write_json(self.executor_info(combo), dict(executor))
+
+    def read_sandbox(self, combos: Iterable[str]) -> dict[str, str]:
+        """Each of ``combos``' sandbox as its executor recorded it ("on", or why not), for
+        those that recorded one."""
+        found = {}
+        for combo in combos:
+            path = self.executor_info(combo)
+            data = _read_json(path)
+            if data is not None:
+                found[combo] = Fields(data, str(path)).text("sandbox", "on")
+        return found
 
     def write_admission(self, combo: str, text: str) -> None:
         path = self.admission(combo)

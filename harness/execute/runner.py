@@ -21,6 +21,7 @@ from harness.core.libraries import REMOVED_STDLIB
 from harness.core.problem import MODEL_PREFIX
 from harness.core.results import CapturedWarning, Outcome, Part, Status
 from harness.envs.build import ENVSIDE, EnvInfo
+from harness.envs.interpreters import one_line
 from harness.envside import protocol
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class RunOptions:
     env: tuple[tuple[str, str], ...] = ()
     hide: tuple[str, ...] = _BATCH.hide
     sandbox: bool = _BATCH.sandbox
+    # model answers may run where the sandbox is refused or off (--allow-unsandboxed-answers)
+    unsandboxed_answers: bool = _BATCH.unsandboxed_answers
     guard: bool = _BATCH.guard
     allowlist_extra: str = _BATCH.allowlist_extra  # added to harness/envside/allowlist.txt
     record_transport: bool = _BATCH.record_transport  # harness guard allowlist
@@ -147,11 +150,61 @@ def make_batch(executions: Sequence[Execution], options: RunOptions) -> protocol
             fresh_for=options.fresh_for,
             hide=options.hide,
             sandbox=options.sandbox,
+            unsandboxed_answers=options.unsandboxed_answers,
             guard=options.guard or options.record_transport,
             allowlist_extra=options.allowlist_extra,
             record_transport=options.record_transport,
         ),
     )
+
+
+@dataclass(frozen=True)
+class SandboxState:
+    """Whether the env side can sandbox executions on this machine, as its done line says
+    (the line a run keeps as ``envs/<combo>.executor.json``)."""
+
+    sandbox: str = ""  # "on", or why not (naming the kernel's switch that refuses it)
+    fix: str = ""  # what would let it be entered ("" when it is)
+    task_cap: str = ""  # how an execution's tasks are capped: cgroup | rlimit | none
+    error: str = ""  # why the env side gave no done line (then the rest is unknown)
+
+    @property
+    def refused(self) -> bool:
+        """The env side answered, and cannot enter its sandbox here."""
+        return not self.error and self.sandbox != "on"
+
+
+def ask_sandbox(
+    python: str | Path, options: RunOptions | None = None, timeout: float = 60.0
+) -> SandboxState:
+    """Ask the env side, started with ``python``, how it would run ``options``' executions
+    here: a batch of none, built like every batch, runs its probe and nothing else."""
+    options = options or RunOptions()
+    batch = make_batch([], options)
+    with tempfile.TemporaryDirectory(prefix="batch-", dir=batches_root()) as tmp:
+        path = Path(tmp) / "batch.json"
+        path.write_text(json.dumps(batch.to_json()), encoding="utf-8")
+        try:
+            proc = subprocess.run(
+                [str(python), "-s", str(ENVSIDE), "run", str(path)],
+                env={**os.environ, **dict(options.env)},
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return SandboxState(error=str(exc))
+    lines = proc.stdout.strip().splitlines()
+    try:
+        done = protocol.read_line(lines[-1]) if lines else None
+    except protocol.ProtocolError as exc:
+        return SandboxState(error=str(exc))
+    if not isinstance(done, protocol.Done) or done.refused:
+        told = done.refused if isinstance(done, protocol.Done) else ""
+        tail = one_line(proc.stderr)
+        return SandboxState(error=told or tail or f"exit status {proc.returncode}")
+    return SandboxState(done.sandbox, done.sandbox_fix, done.task_cap)
 
 
 class ComboRun:

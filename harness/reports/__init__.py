@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from harness.analysis import ranges, staleness
 from harness.analysis import repairs as repair_table
 from harness.analysis.idioms import notes_of
-from harness.analysis.summary import Summary, summarise, with_reach
+from harness.analysis.summary import Summary, summarise, unsandboxed_answers, with_reach
 from harness.analysis.summary import read as summary_of
 from harness.analysis.vintage import build_timeline
 from harness.core.errors import HarnessError
@@ -76,6 +76,7 @@ def write_reports(
         timeline=build_timeline(outcomes, envs),
         trends=night_trends or (kept.trends if kept else None),
         expected=derived_outputs.described(run.expected()),
+        unsandboxed=unsandboxed_answers(outcomes, run.read_sandbox(combos)),
     )
     summary = with_reach(summary, ranges.read(run.reach_json))
     _write_junit(run, combos, envs, outcomes)

@@ -29,6 +29,17 @@ def headline(g: Glance) -> str:
     return text
 
 
+def unsandboxed(g: Glance) -> str:
+    """Where model answers ran without the sandbox, in one line ('' where none did)."""
+    if not g.unsandboxed:
+        return ""
+    where = "; ".join(f"`{combo}` ({why})" for combo, why in g.unsandboxed)
+    return (
+        f"Warning: model answers ran without the sandbox in {where}, as "
+        "`--allow-unsandboxed-answers` allowed: untrusted code ran with this machine's reach."
+    )
+
+
 def since(changes: Changes | None) -> str:
     """What is new since the previous run, in one line."""
     if changes is None:

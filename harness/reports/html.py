@@ -1,11 +1,10 @@
 """``report.html``: one self-contained page per run — no scripts, fonts or images fetched.
 
-First the run at a glance (problems, failures per combo, top causes, what is new since
-the last run); then where each idiom of our problems holds, a heatmap of problems by
-combos per solution source (colour = status, hover = details), the models' pass rates and
-staleness, the drifted problems with cause and first bad release, and the deprecation
-warnings. Every number on the page is also in
-summary.json; elements carry ``data-*`` attributes so tests can read them back.
+First the run at a glance (problems, where model answers ran unsandboxed, failures per
+combo, top causes, news since the last run); then where each idiom of ours holds, a heatmap
+of problems by combos per source (colour = status, hover = details), the models' pass rates
+and staleness, the drifted problems (cause, first bad release) and the deprecation warnings.
+Every number is in summary.json too; ``data-*`` attributes let tests read them back.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from harness.reports import deprecations as deprecations_report
 from harness.reports import drift as drift_table
 from harness.reports import knowledge as knowledge_report
 from harness.reports import trend_chart
-from harness.reports.glance import headline, since
+from harness.reports.glance import headline, since, unsandboxed
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
@@ -517,9 +516,10 @@ def _md(text: str) -> str:
 
 
 def render_glance(summary: Summary) -> list[str]:
-    """The first screen: how many problems, how many broke where, top causes, what is new."""
+    """The first screen: problems, where answers ran unsandboxed, what broke where, causes, news."""
     g = glance(summary)
     out = ["<h2>At a glance</h2>", f"<p data-glance='headline'>{_md(headline(g))}</p>"]
+    out += [f"<p data-glance='unsandboxed'>{_md(w)}</p>" for w in [unsandboxed(g)] if w]
     rows = []
     for combo in g.order:
         cells = [f"<code>{_e(combo)}</code>"]

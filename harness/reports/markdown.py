@@ -18,7 +18,7 @@ from harness.reports import knowledge as knowledge_report
 from harness.reports import reach as reach_report
 from harness.reports import repairs as repairs_report
 from harness.reports import trend_chart
-from harness.reports.glance import headline, since
+from harness.reports.glance import headline, since, unsandboxed
 from harness.reports.idioms import COLUMNS, LEGEND
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
@@ -315,8 +315,10 @@ def render_validity(summary: Summary) -> list[str]:
 
 
 def render_glance(g: Glance) -> list[str]:
-    """The first screen: how many problems, how many broke where, top causes, what is new."""
+    """The first screen: problems, where answers ran unsandboxed, what broke where, causes, news."""
     out = ["## At a glance", "", headline(g), ""]
+    if g.unsandboxed:
+        out += [f"**{unsandboxed(g)}**", ""]
     header = ["combo", *[f"{s} failing" for s in g.sources]]
     rows = []
     for combo in g.order:

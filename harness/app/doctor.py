@@ -5,9 +5,11 @@ for a matrix's combos and :func:`render` draws the table. A check is ``missing``
 run of the matrix would not work without the fix it names (:attr:`Check.blocking`), a
 ``warning`` when the run works but less well than it could.
 
-The sandbox check asks the env side itself (its ``run`` command on an empty batch, with
-the host's interpreter): the harness falls back to running executions unsandboxed when
-the env side cannot enter its namespaces, so that is a warning, not a failure.
+The sandbox check asks the env side itself what a run would record (``ask_sandbox``: its
+``run`` command on a batch of no executions, built by the one builder, with the host's
+interpreter). Where it cannot enter its namespaces, a run with model answers stops before
+any of them runs (unless ``--allow-unsandboxed-answers``), so that is ``missing``, with the
+kernel's switch that refuses them and the command that lifts it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,14 +27,17 @@ from typing import TYPE_CHECKING, Any
 
 from harness.envs import interpreters
 from harness.envs.build import ENVSIDE
+from harness.execute.runner import ask_sandbox
 from harness.matrix.package_index import Index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from harness.matrix.spec import Combo
+    from harness.matrix.spec import Combo, MatrixSpec
 
 OK, MISSING, WARNING = "ok", "missing", "warning"
+# what ``harness doctor --check`` may name: each a kind of check (python: one per Python)
+KINDS = ("python", "uv", "disk", "sandbox", "index")
 
 # Disk one env takes, in MiB, per library it installs: `du -sm` of each library's
 # directory in site-packages of this machine's envs (2026-11-30); torch counts its
@@ -158,7 +162,7 @@ def check_disk(env_dir: Path, combos: Sequence[Combo]) -> Check:
     free = _free_mb(env_dir)
     detail = (
         f"{env_dir}: {free} MiB free, {len(combos)} combos need up to {need} MiB "
-        "(per-library sizes in harness/envs/doctor.py)"
+        "(per-library sizes in harness/app/doctor.py)"
     )
     if free < largest:
         return Check(
@@ -170,34 +174,20 @@ def check_disk(env_dir: Path, combos: Sequence[Combo]) -> Check:
 
 
 def check_sandbox(python: str = sys.executable, timeout: float = 60.0) -> Check:
-    """Whether the env side can enter its namespaces and make cgroups, as it reports itself."""
-    fix = "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)"
-    with tempfile.TemporaryDirectory(prefix="harness-doctor-") as tmp:
-        batch = Path(tmp) / "batch.json"
-        batch.write_text(json.dumps({"problems": {}, "executions": []}), encoding="utf-8")
-        try:
-            proc = subprocess.run(
-                [python, "-s", str(ENVSIDE), "run", str(batch)],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return Check("sandbox", WARNING, f"the env side did not answer: {exc}", fix)
-    try:
-        done: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        tail = interpreters.one_line(proc.stderr) or f"exit status {proc.returncode}"
-        return Check("sandbox", WARNING, f"the env side did not answer: {tail}", fix)
-    state, cap = str(done.get("sandbox", "?")), str(done.get("task_cap", "?"))
-    if state != "on":
+    """Whether the env side can enter its namespaces and make cgroups, as it reports on a
+    run's done line (what the run keeps in ``envs/<combo>.executor.json``)."""
+    state = ask_sandbox(python, timeout=timeout)
+    if state.error:
+        detail = f"the env side did not answer: {state.error}"
+        return Check("sandbox", WARNING, detail, f"check that {python} can run {ENVSIDE}")
+    if state.refused:
         detail = (
-            f"unavailable ({state}): executions run unsandboxed, the run warns for model answers"
+            f"refused ({state.sandbox}): a run with model answers stops before they run "
+            "(--allow-unsandboxed-answers runs them unsandboxed)"
         )
-        return Check("sandbox", WARNING, detail, fix)
-    if cap != "cgroup":
-        detail = f"namespaces on; no cgroup, tasks capped by {cap}"
+        return Check("sandbox", MISSING, detail, state.fix)
+    if state.task_cap != "cgroup":
+        detail = f"namespaces on; no cgroup, tasks capped by {state.task_cap}"
         return Check("sandbox", WARNING, detail, "run where a cgroup v2 subtree is writable")
     return Check("sandbox", OK, "namespaces on, tasks capped by a cgroup")
 
@@ -230,20 +220,31 @@ def check_index(url: str, timeout: float = INDEX_TIMEOUT_S) -> Check:
 
 
 def diagnose(
-    combos: Sequence[Combo], env_dir: Path, index_url: str | None, downloads: str
+    combos: Sequence[Combo],
+    env_dir: Path,
+    matrix: MatrixSpec,
+    downloads: str,
+    only: Sequence[str] = (),
 ) -> list[Check]:
-    """Every check, for the Pythons and libraries of ``combos``."""
-    uv_check, uv = check_uv()
-    checks = [
-        check_python(v, downloads, uv)
-        for v in sorted({c.python for c in combos}, key=lambda v: tuple(map(int, v.split("."))))
-    ]
-    checks.append(uv_check)
-    if uv:
-        checks.append(check_uv_cache(uv, estimate_mb(combos)))
-    checks.append(check_disk(env_dir, combos))
-    checks.append(check_sandbox())
-    checks.append(check_index(Index(index_url).url))
+    """Every check (or those of the kinds ``only`` names), for the Pythons and libraries
+    of ``combos`` of ``matrix``."""
+    wanted = set(only or KINDS)
+    checks = []
+    if wanted & {"python", "uv"}:
+        uv_check, uv = check_uv()
+        if "python" in wanted:
+            pythons = sorted(
+                {c.python for c in combos}, key=lambda v: tuple(map(int, v.split(".")))
+            )
+            checks += [check_python(v, downloads, uv) for v in pythons]
+        if "uv" in wanted:
+            checks += [uv_check, *([check_uv_cache(uv, estimate_mb(combos))] if uv else [])]
+    if "disk" in wanted:
+        checks.append(check_disk(env_dir, combos))
+    if "sandbox" in wanted:
+        checks.append(check_sandbox())
+    if "index" in wanted:
+        checks.append(check_index(Index(matrix.index_url).url))
     return checks
 
 
