@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from harness.envs.build import ENVSIDE
-from harness.envside import protocol
+from harness.envside import protocol, sandbox
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):
@@ -132,8 +132,10 @@ def test_one_bad_execution_does_not_stop_the_others(tmp_path: Path) -> None:
 def test_an_execution_that_kills_its_worker_is_a_crash_and_the_others_run(
     tmp_path: Path,
 ) -> None:
-    # Trusted code runs in the execution's process, whose parent is its worker; an
-    # untrusted solution sees no parent at all (its pid namespace): it kills only itself.
+    # Trusted code runs in the execution's process, whose parent is its worker: where the
+    # harness runs as root, outside the execution's pid namespace (the parent it sees is
+    # pid 0, and kill(0) reaches its own process group alone); elsewhere the worker
+    # itself. An untrusted solution sees no parent at all: it kills only itself.
     outcomes = run_batch(
         tmp_path,
         ["result = 3", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", "result = 3"],
@@ -142,7 +144,9 @@ def test_an_execution_that_kills_its_worker_is_a_crash_and_the_others_run(
     assert [o["status"] for o in outcomes] == ["pass", "crash", "pass"] or (
         not TRUSTED and outcomes[1]["status"] in ("crash", "error")
     )
-    if TRUSTED:
+    if TRUSTED and sandbox.machine_root():
+        assert outcomes[1]["message"] == "killed by SIGKILL"  # itself, never its worker
+    elif TRUSTED:
         assert "worker" in outcomes[1]["message"] or "zygote" in outcomes[1]["message"]
 
 
@@ -449,14 +453,16 @@ THREE_RUNS = textwrap.dedent("""
             HELPER
             exec(solution, env)
             assert env["result"] == (i + 1, True), (i, env["result"])
-            seen.append((env["pid"], env["pid"] != os.getpid()))
+            # (a pid is a number in its namespace: each process's own tells them apart)
+            here = (os.getpid(), os.readlink("/proc/self/ns/pid"))
+            seen.append((env["pid"][0], env["pid"] != here))
         raise AssertionError(repr(seen))
 """)
 ECHO = (
     "import os\n"
     "alias.append('touched')\n"
     "result = (x + 1, shared[-1] == 'touched')\n"
-    "pid = os.getpid()\n"
+    "pid = (os.getpid(), os.readlink('/proc/self/ns/pid'))\n"
 )
 
 
@@ -507,16 +513,20 @@ WHO_STARTED_IT = textwrap.dedent("""
 
 def test_the_solutions_process_never_comes_from_its_checker(tmp_path: Path, isolation: str) -> None:
     # zygote mode: the placer, a fork of the template (a new interpreter that imported
-    # the group's libraries and never held the batch); fresh mode: the checker started a
-    # new interpreter, so its parent is the checker (``exec``), whose memory it lacks
+    # the group's libraries and never held the batch), makes its pid namespace, which is
+    # not below the checker's where the harness runs as root (the checker, in its
+    # worker's, cannot even see it); fresh mode: the checker started a new interpreter
+    # (``solution``), which forked it into a pid namespace of its own: it lacks the
+    # checker's memory
     solution = (
         "import os\n"
         "started = open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19]\n"
         "result = (os.getpid(), started)\n"
     )
     (outcome,) = run_batch(tmp_path, [solution], context=WHO_STARTED_IT, trusted=False)
-    parent = {"zygote": "template", "fresh": "exec"}[isolation]
-    assert (outcome["status"], outcome["message"]) == ("fail", repr(parent.encode()))
+    placer = "not found" if sandbox.machine_root() else repr(b"template")
+    parent = {"zygote": placer, "fresh": repr(b"solution")}[isolation]
+    assert (outcome["status"], outcome["message"]) == ("fail", parent)
 
 
 def test_the_solution_sees_no_process_but_its_executions(tmp_path: Path) -> None:

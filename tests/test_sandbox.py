@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import processes, refusal, sandbox
+from harness.envside import cgroups, processes, refusal
 
 # -- emptying a worker's cgroup between executions ------------------------------------
 
@@ -49,14 +49,14 @@ def test_await_exits_gives_up_at_its_timeout_on_a_living_process() -> None:
 
 
 def test_empty_cgroup_kills_all_but_those_kept() -> None:
-    cgroups = sandbox.execution_cgroups(f"harness-test-empty-{os.getpid()}", 16)
-    if not cgroups:
+    groups = cgroups.execution_cgroups(f"harness-test-empty-{os.getpid()}", 16)
+    if not groups:
         pytest.skip("this machine does not let us make cgroups (not root, or none mounted)")
     ready_r, ready_w = os.pipe()
     leader = os.fork()
     if leader == 0:  # pragma: no cover - the child: joins, starts three more, waits
         os.close(ready_r)
-        sandbox.join_cgroup(cgroups[0])
+        cgroups.join_cgroup(groups[0])
         for _ in range(3):
             _sleeper()
         os.write(ready_w, b"x")
@@ -65,17 +65,17 @@ def test_empty_cgroup_kills_all_but_those_kept() -> None:
     os.close(ready_w)
     try:
         assert os.read(ready_r, 1) == b"x"
-        inside = sandbox.processes_in(cgroups[0])
+        inside = cgroups.processes_in(groups[0])
         assert leader in inside and len(inside) == 4
         kept = next(p for p in inside if p != leader)
-        sandbox.empty_cgroup(cgroups[0], keep=[kept])
-        assert sandbox.processes_in(cgroups[0]) == [kept]
-        sandbox.empty_cgroup(cgroups[0], keep=[])
-        assert sandbox.processes_in(cgroups[0]) == []
+        cgroups.empty_cgroup(groups[0], keep=[kept])
+        assert cgroups.processes_in(groups[0]) == [kept]
+        cgroups.empty_cgroup(groups[0], keep=[])
+        assert cgroups.processes_in(groups[0]) == []
     finally:
         os.close(ready_r)
-        for cgroup in cgroups:
-            sandbox.release_cgroup(cgroup)
+        for cgroup in groups:
+            cgroups.release_cgroup(cgroup)
         with contextlib.suppress(ChildProcessError):  # emptying reaps what it killed
             os.waitpid(leader, 0)
 

@@ -314,8 +314,19 @@ def prepare(payload: Json, workdir: str, result_fd: int) -> None:
     """Everything an execution's process does before the program: sandbox, temp dir, limits.
 
     (Its cgroups it was born in: those of the worker that forked it.)"""
-    if payload.get("sandboxed"):
-        sandbox.enter(workdir, payload.get("hide"))
+    sandboxed = bool(payload.get("sandboxed"))
+    if sandboxed:
+        # born in its worker's pid namespace (its parent outside it is pid 0): a /proc of
+        # that namespace, where no process of the machine is
+        sandbox.enter(
+            workdir,
+            payload.get("hide"),
+            own_proc=os.getppid() == 0,
+            protect_proc=not payload.get("confined"),
+        )
+        if sandbox.machine_root():
+            # its solution's process runs as the unprivileged user: it writes here too
+            os.chown(workdir, sandbox.NOBODY, sandbox.NOBODY)
         phases.mark("sandboxed")
     tempfile.tempdir = workdir  # the zygote may have cached /tmp, read-only in the sandbox
     os.environ["TMPDIR"] = workdir
@@ -330,6 +341,8 @@ def prepare(payload: Json, workdir: str, result_fd: int) -> None:
             config.CACHE_DIR = workdir  # type: ignore[attr-defined]
     payload["result_fd"] = result_fd
     limit_memory(payload.get("memory_mb"))
+    if sandboxed and payload.get("confined"):
+        sandbox.confine_checker(workdir)
     phases.mark("prepared")
 
 

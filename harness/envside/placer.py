@@ -34,7 +34,7 @@ import tempfile
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from . import phases, resident, sandbox
+from . import cgroups, phases, resident, sandbox
 from .execution import limit_memory
 from .solution import main
 from .zygote import preload, warm_pyplot
@@ -175,7 +175,7 @@ class _Placer:
         self.own = -1
         self.placer_pid = os.getpid()
 
-    def run(self, cgroups: List[str]) -> None:
+    def run(self, groups: List[str]) -> None:
         sandbox.die_with_parent(self.template)
         os.set_blocking(self.wake_w, False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -184,9 +184,9 @@ class _Placer:
         self.socket.send(b"pid %d" % os.getpid())  # the worker spares it when it empties
         if self.sandboxed and os.getuid() != 0:
             sandbox.user_namespace()  # root there: it may make pid namespaces
-        for cgroup in cgroups:
+        for cgroup in groups:
             with contextlib.suppress(OSError):
-                sandbox.join_cgroup(cgroup)
+                cgroups.join_cgroup(cgroup)
         self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         try:
             while self._step():

@@ -29,7 +29,7 @@ import struct
 import time
 from typing import TYPE_CHECKING, Callable
 
-from . import cores, sandbox
+from . import cgroups, cores
 from .processes import fork
 from .protocol import CRASH, OutcomeLine, Record, outcome_line
 from .wire import JsonLines
@@ -331,5 +331,5 @@ class _Pool:
             self.close_feed()
         os.close(self.work_r)
         deadline = time.monotonic() + 10
-        while sandbox.remove_cgroups(_CGROUPS % os.getpid()) and time.monotonic() < deadline:
+        while cgroups.remove_cgroups(_CGROUPS % os.getpid()) and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -13,7 +13,7 @@ import select
 import signal
 import sys
 import time
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from . import sandbox
 
@@ -48,6 +48,52 @@ def fork(
         body()
     finally:
         os._exit(status)
+
+
+class PidNamespace:
+    """The pid namespace a worker forks its executions into: no execution's process sees
+    or signals a process of the machine, only its worker's others (the first, which holds
+    the namespace, and what its executions start).
+
+    Made once per worker: the worker unshares a pid namespace for its children and forks
+    its first process (pid 1 there, a *keeper* that reaps what executions orphan and dies
+    with the worker, taking the namespace with it), then points its children back at its
+    own namespace. Each execution's fork enters the namespace just for the fork
+    (``children``): a process whose next children are born in another pid namespace may
+    not start threads. An execution is pid 2, 3…, the worker's child as before (it
+    waits for it, reads how it ended), and mounts a /proc of this namespace."""
+
+    def __init__(self) -> None:
+        self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        sandbox.unshare_pid()
+        try:
+            self.keeper = fork(_keep)
+            self.fd = os.open("/proc/%d/ns/pid" % self.keeper, os.O_RDONLY | os.O_CLOEXEC)
+        finally:
+            sandbox.set_pid_namespace(self.own)
+
+    @contextlib.contextmanager
+    def children(self) -> Iterator[None]:
+        """Children forked meanwhile are born in the namespace."""
+        sandbox.set_pid_namespace(self.fd)
+        try:
+            yield
+        finally:
+            sandbox.set_pid_namespace(self.own)
+
+    @classmethod
+    def made(cls) -> PidNamespace | None:
+        """One for this worker, where the machine lets it (root); else None."""
+        if not sandbox.machine_root():
+            return None
+        try:
+            return cls()
+        except OSError:
+            return None
+
+
+def _keep() -> None:  # pragma: no cover - the keeper, pid 1 of its namespace
+    sandbox.hold_namespace()
 
 
 def exit_watch(pid: int) -> int | None:
@@ -148,3 +194,53 @@ def await_exits(pids: Sequence[int], timeout: float) -> None:
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def probe_checker(workdir: str) -> str | None:
+    """None when a checker can be confined here as executions are (born in a worker's
+    ``PidNamespace``, then ``sandbox.confine_checker``, then a new interpreter for its
+    solution in a pid and mount namespace of its own), else why not."""
+    try:
+        namespace = PidNamespace()
+    except OSError as exc:
+        return "no pid namespace for executions: %s" % exc
+    read_fd, write_fd = os.pipe()
+
+    def checker() -> None:  # pragma: no cover - the probe's checker
+        os.close(read_fd)
+        message = b""
+        try:
+            sandbox.enter(workdir, own_proc=True, protect_proc=False)
+            sandbox.confine_checker(workdir)
+            inner = os.fork()
+            if inner == 0:
+                code = 1
+                try:  # what its solution's new interpreter does (solution.main)
+                    sandbox.into_own_pid_namespace()
+                    sandbox.cover_tmp(workdir)
+                    sandbox.own_proc()
+                    sandbox.drop_privileges()
+                    code = 0
+                finally:
+                    os._exit(code)
+            if os.waitpid(inner, 0)[1] != 0:
+                message = b"a confined checker could not place its solution's process"
+        except BaseException as exc:
+            message = str(exc).encode()[:500]
+        os.write(write_fd, message)
+
+    try:
+        with namespace.children():
+            pid = fork(checker)
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as fh:
+            reason = fh.read().decode("utf-8", "replace")
+        os.waitpid(pid, 0)
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(namespace.keeper, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(namespace.keeper, 0)
+        os.close(namespace.fd)
+        os.close(namespace.own)
+    return reason or None

@@ -423,6 +423,9 @@ class Done(_Schema):
     # what would let the sandbox be entered here (a command, or words); "" when it is
     sandbox_fix: str = field(default="", metadata=_reads(_text))
     task_cap: str = field(default="", metadata=_reads(_text))  # cgroup | rlimit | none
+    # "confined" (its worker's pid namespace, not root, no capability on the machine, not
+    # dumpable: sandbox.confine_checker), or why each execution's checker is not
+    checker: str = field(default="", metadata=_reads(_text))
     guard: bool = field(default=False, metadata=_reads(_flag))
     zygotes: tuple[Zygote, ...] = field(default=(), metadata=_reads(_each(Zygote)))
     preloaded: tuple[str, ...] = field(default=(), metadata=_reads(_texts))

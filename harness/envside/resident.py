@@ -5,9 +5,10 @@ Started the first time the check runs the solution, it stays for the check's nex
 lets it go. It never held the checker's memory: in zygote mode the worker's placer forks
 it (``placer``: a fork of the zygote's *template*, a new interpreter that imported the
 library group and never held a batch or a check), and it places itself like its
-execution; otherwise the checker spawns a new interpreter (``solution.main``) in the solutions' pid namespace
-(``SolutionNamespace``). Either way the checker cannot be signalled or traced from it,
-and a process that ends without a whole report ends the execution the same way.
+execution; otherwise the checker spawns a new interpreter (``solution.main``), which goes
+on in a pid namespace of its own (``sandbox.into_own_pid_namespace``). Either way the
+checker cannot be signalled or traced from it, and a process that ends without a whole
+report ends the execution the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import shutil
 import signal
 import socket
 import sys
+import time
 from typing import Any, BinaryIO, Callable, NoReturn
 
 from . import phases, sandbox
@@ -32,6 +34,11 @@ from .wire import read_report, send_request
 # patches are active (``os.pipe`` and ``io.open`` are what a test patches for the code
 # it tests).
 _pipe, _close, _open = os.pipe, os.close, io.open
+
+
+# How long a solution's new interpreter that closed its report unfinished is given to end
+# as its child in its pid namespace did, before it is killed.
+_ENDING_S = 0.5
 
 
 class _Started:
@@ -58,6 +65,15 @@ class _Started:
     def end(self) -> int:
         """End the process (if it has not ended) and return its wait status."""
         if self.status is None:
+            # A new interpreter goes on in a pid namespace of its own, as the child of the
+            # process started here, which ends as its child did: its report's pipe closes
+            # as the child ends, moments before it does. Given those moments to end so.
+            deadline = time.monotonic() + _ENDING_S
+            while time.monotonic() < deadline:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+                if done:
+                    return status
+                time.sleep(0.002)
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)  # an ended process keeps its status
             return os.waitpid(self.pid, 0)[1]
@@ -204,46 +220,6 @@ def next_execution(cgroups: list[str]) -> None:
             TEMPLATE[0].send(b"next", socket.MSG_DONTWAIT)
 
 
-class SolutionNamespace:
-    """The pid namespace the solutions of one execution are born in.
-
-    Made once per execution, without a fork of this (large) process: this process
-    unshares a new pid namespace for its children, starts ``sleep`` as its first process
-    (pid 1 there, which holds it open and is gone by itself after ``lifetime`` seconds even
-    if nothing is left to kill it), and at once points its children back at its own pid
-    namespace. A process whose next children are born in another pid namespace may not
-    start threads (the kernel refuses with EINVAL), and a check, or TensorFlow or torch
-    under it, starts threads. So each guarded fork enters the solutions' namespace just for
-    the fork (``setns``) and leaves it right after.
-
-    A solution is pid 2, 3… there: it signals itself as anywhere else, but cannot see or
-    signal the checker, which is outside; when the execution ends, the namespace and all
-    in it go. Each solution mounts a /proc of this namespace over its own
-    (``sandbox.own_proc``): it sees there what the execution's solutions run, and nothing
-    else on the machine.
-    """
-
-    def __init__(self, lifetime: float) -> None:
-        self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-        sandbox.unshare_pid()
-        try:
-            self.init = os.posix_spawn(*sleeper(lifetime), {}, file_actions=no_descriptors())
-            self.solutions = os.open("/proc/%d/ns/pid" % self.init, os.O_RDONLY | os.O_CLOEXEC)
-        finally:
-            sandbox.set_pid_namespace(self.own)
-
-    def enter(self) -> None:
-        """Children started from now on are born in the solutions' namespace."""
-        sandbox.set_pid_namespace(self.solutions)
-
-    def leave(self) -> None:
-        """...and in this process's own again (so that it may start threads)."""
-        sandbox.set_pid_namespace(self.own)
-
-
-_NAMESPACE: list[SolutionNamespace] = []  # this execution's, once made
-
-
 def sleeper(lifetime: float) -> tuple[str, list[str]]:
     seconds = str(int(lifetime) + 30)
     sleeper = shutil.which("sleep") or "/bin/sleep"
@@ -369,7 +345,7 @@ class Resident:
 
     def _start(self) -> _Started:
         """Start the solution's process: forked by the placer where there is one, else
-        a new interpreter (``solution.py``) born in the solutions' pid namespace, with
+        a new interpreter (``solution.py``) that goes on in a pid namespace of its own, with
         the request socket and the standard streams as its only descriptors."""
         config = self._config()
         pending, self._pending = self._pending, None
@@ -382,10 +358,12 @@ class Resident:
             process = self._from_template(config)
         if process is not None:
             return process
-        if self.sandboxed and not _NAMESPACE:
-            _NAMESPACE.append(SolutionNamespace(float(self.limits.get("timeout", 120))))
         if self.sandboxed:
+            # its first step: a pid namespace of its own, where it sees and signals only
+            # what it starts, never this process (solution.main)
+            config["own_pid"] = True
             config["cover_tmp"] = os.getcwd()
+        config["parent"] = os.getpid()  # (born beside this process: it knows its pid)
         asking, answering = socket.socketpair()
         fd = answering.fileno()
         argv = [sys.executable, "-s", LAUNCHER, "solution", str(fd), json.dumps(config)]
@@ -394,14 +372,9 @@ class Resident:
                 stream.flush()
         close = _inherited(keep=fd)
         os.set_inheritable(fd, True)
-        namespace = _NAMESPACE[0] if self.sandboxed else None
-        if namespace is not None:
-            namespace.enter()
         try:
             pid = _spawn(argv, close)
         finally:
-            if namespace is not None:
-                namespace.leave()
             answering.close()
         return _Started(pid, asking)
 

@@ -16,7 +16,6 @@ import os
 import platform
 import signal
 import sys
-from typing import Sequence
 
 from . import view
 from .mounts import (
@@ -64,11 +63,12 @@ def die_with_parent(parent: int) -> None:
 
     Chained from the host's runner down to each solution, this means that killing the
     run (even with SIGKILL) ends every execution it started, however it was going. A
-    process whose parent is outside its pid namespace sees its parent as pid 0.
+    process whose parent is outside its pid namespace sees its parent as pid 0 (and, once
+    the parent has died, the namespace's first process: never 0 again).
     """
     with contextlib.suppress(Exception):
         libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # it died before we asked
+    if os.getppid() not in (parent, 0):  # it died before we asked
         os._exit(70)
 
 
@@ -82,6 +82,7 @@ def enter(
     tmp_mb: int = 256,
     network: int = -1,
     own_proc: bool = False,
+    protect_proc: bool = True,
 ) -> None:
     """Put this process in its own mount, network, IPC and UTS namespaces, with a root
     built from what it may see (``view``), read-only but ``workdir``, an empty /tmp of
@@ -92,7 +93,10 @@ def enter(
     with their reference solutions, the results of other runs): the view shows none of
     them unless one lies inside what it binds, and those are covered by an empty directory
     or an empty file. ``network``: a network namespace to join instead of a new one (an
-    execution's, for its solution's process), where this process may.
+    execution's, for its solution's process), where this process may. ``protect_proc``:
+    cover /proc's writable and revealing parts (``False`` for a checker about to be
+    confined, which may not write or read them anyway: a /proc with nothing covered is
+    what a user namespace may mount again, as its solution's new interpreter does).
     """
     workdir = os.path.realpath(workdir)
     joined = network >= 0 and libc().setns(network, CLONE_NEWNET) == 0
@@ -126,7 +130,8 @@ def enter(
             continue
         with contextlib.suppress(OSError):
             read_only(point)
-    _protect_proc()
+    if protect_proc:
+        _protect_proc()
     with contextlib.suppress(SandboxError):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%dm" % shm_mb)
     os.chdir(workdir)
@@ -228,9 +233,11 @@ def _minimal_dev() -> None:
     _mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
     for name, (major, minor) in _DEVICES.items():
         os.mknod("/dev/" + name, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+        os.chmod("/dev/" + name, 0o666)  # (the umask took some: every user's, not root's)
     for name, target in _DEV_LINKS.items():
         os.symlink(target, "/dev/" + name)
-    os.mkdir("/dev/shm", 0o1777)
+    os.mkdir("/dev/shm")
+    os.chmod("/dev/shm", 0o1777)
     os.mkdir("/dev/pts", 0o755)
 
 
@@ -238,6 +245,62 @@ def set_pid_namespace(fd: int) -> None:
     """Children started from now on are born in the pid namespace ``fd`` refers to (this
     process's own, or one below it)."""
     _check(libc().setns(fd, CLONE_NEWPID), "setns pid")
+
+
+def into_own_pid_namespace() -> None:
+    """Go on in a new pid namespace, where this process sees and signals only what it
+    starts: this process unshares one and forks its first process (pid 1 there, which
+    holds it: ``hold_namespace``) and then a child that returns (pid 2, signalled as any
+    process: pid 1 of a namespace ignores what its own processes send it); this one,
+    holding nothing but its standard streams, waits for the child and ends as it did.
+    Made by the process itself, so it needs no capability but in its own user namespace
+    (a confined checker's new interpreter for its solution)."""
+    parent = os.getpid()
+    unshare_pid()
+    first = os.fork()
+    if first == 0:  # pragma: no cover - pid 1: never returns
+        try:
+            die_with_parent(parent)
+            hold_namespace()
+        finally:
+            os._exit(0)
+    pid = os.fork()
+    if pid == 0:
+        die_with_parent(parent)
+        return
+    os.closerange(3, 1 << 16)  # the request socket is the child's: closed when it ends
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    with contextlib.suppress(OSError):
+        os.kill(first, signal.SIGKILL)  # and with it, whatever the child left running
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        with contextlib.suppress(Exception):
+            signal.signal(number, signal.SIG_DFL)
+        with contextlib.suppress(Exception):
+            os.kill(os.getpid(), number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
+
+
+def hold_namespace() -> None:  # pragma: no cover - pid 1 of a namespace
+    """The first process of a pid namespace: hold it open and reap what ends in it, until
+    killed (then the kernel ends the namespace, and everything still in it)."""
+    undumpable()
+    os.closerange(3, 1 << 16)
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    while True:
+        with contextlib.suppress(ChildProcessError, OSError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        signal.sigwait({signal.SIGCHLD})
 
 
 def unshare_pid() -> None:
@@ -285,19 +348,61 @@ def undumpable() -> None:
     _check(libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "undumpable")
 
 
-def drop_privileges() -> None:
-    """No capabilities, now or after any exec; no setuid gains."""
+def drop_privileges(become: int | None = None) -> None:
+    """No capabilities, now or after any exec; no setuid gains. ``become``: a user (and
+    group) this process, the machine's root, turns into first, owning nothing of the
+    machine's: a file only root may read is then closed to it too."""
     c = libc()
     _check(c.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     for cap in range(_last_capability() + 1):
         c.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     c.prctl(PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)
+    if become is not None:
+        _become(become)  # (the securebits keep the capabilities: the capset clears them)
     number = _CAPSET.get(platform.machine())
     if number is None:
         raise SandboxError(0, "cannot drop capabilities on %s" % platform.machine())
     header = ctypes.create_string_buffer(b"\x22\x05\x08\x20" + b"\x00" * 4)  # v3, this pid
     data = ctypes.create_string_buffer(24)
     _check(c.syscall(number, header, data), "capset")
+
+
+# The user an execution's processes become where the harness runs as the machine's root.
+NOBODY = 65534
+
+
+def machine_root() -> bool:
+    """Whether this process is root of the machine (not of a user namespace)."""
+    return os.getuid() == 0 and not _in_user_namespace()
+
+
+def _become(user: int) -> None:
+    os.setgroups([])
+    os.setresgid(user, user, user)
+    os.setresuid(user, user, user)
+
+
+def confine_checker(workdir: str) -> None:
+    """The checker, once its sandbox is made and before its program: what a future
+    escape of an answer into it could reach is its own verdict, nothing of the machine.
+
+    Where the harness runs as root, it becomes ``NOBODY`` (its working directory becomes
+    that user's, for it and its solution's process), which holds no capability on the
+    machine, then root of a user namespace of its own: there it may make the pid and mount
+    namespaces its solution's process needs (a new interpreter it starts), and nothing
+    else. Whoever it runs as: no setuid gains, and not dumpable (no process of the same
+    user may read its memory or trace it). Its pid namespace is its worker's
+    (``processes.PidNamespace``): it sees no process of the machine."""
+    c = libc()
+    _check(c.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    if machine_root():
+        os.chown(workdir, NOBODY, NOBODY)  # (``execution.prepare`` made it so already)
+        _become(NOBODY)
+        # the change of user left it undumpable, which hands its /proc files to the
+        # machine's root: dumpable just long enough to write its user namespace's maps
+        _check(c.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        user_namespace()
+    undumpable()
 
 
 def warm() -> None:
@@ -356,146 +461,6 @@ def tasks_of_this_user() -> int:
     return count
 
 
-# -- cgroups: a cap on tasks where RLIMIT_NPROC has none (root), a fair share of CPU ----
-
-_PIDS_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # cgroup v1, then v2
-_CPU_ROOTS = ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct")  # v1 (v2: same as pids)
-
-
-def _new_cgroup(roots: tuple[str, ...], name: str, settings: dict[str, str]) -> str | None:
-    for root in roots:
-        path = os.path.join(root, name)
-        try:
-            os.mkdir(path)
-        except OSError:
-            continue
-        try:
-            for key, value in settings.items():
-                with open(os.path.join(path, key), "w") as fh:
-                    fh.write(value)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.rmdir(path)
-        else:
-            return path
-    return None
-
-
-def execution_cgroups(name: str, max_tasks: int) -> list[str]:
-    """New cgroups for one execution: at most ``max_tasks`` tasks (RLIMIT_NPROC does
-    not bind root), and a CPU share of its own, so that a fork bomb starves nobody but
-    itself. Empty where we may not make cgroups."""
-    made = []
-    pids = _new_cgroup(_PIDS_ROOTS, name, {"pids.max": str(max_tasks)})
-    if pids:
-        made.append(pids)
-        if os.path.dirname(pids) not in _PIDS_ROOTS[1:]:  # v1: cpu is a hierarchy of its own
-            cpu = _new_cgroup(_CPU_ROOTS, name, {})
-            if cpu:
-                made.append(cpu)
-    return made
-
-
-def sweep_cgroups(prefix: str = "harness-", older_than_s: float = 600.0) -> int:
-    """Remove the empty cgroups a killed run left behind (it could not release them).
-
-    Only ones untouched for ``older_than_s``: a run starting beside this one may have
-    made a cgroup its execution has not joined yet. A cgroup with processes in it cannot
-    be removed, so a live execution's never is."""
-    import time
-
-    removed = 0
-    now = time.time()
-    for root in _PIDS_ROOTS + _CPU_ROOTS:
-        try:
-            names = [n for n in os.listdir(root) if n.startswith(prefix)]
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(root, name)
-            try:
-                if now - os.stat(path).st_mtime < older_than_s:
-                    continue
-                os.rmdir(path)
-                removed += 1
-            except OSError:
-                continue
-    return removed
-
-
-def processes_in(path: str) -> list[int]:
-    """The processes of the cgroup at ``path`` ([] where it cannot be read)."""
-    try:
-        with open(os.path.join(path, "cgroup.procs")) as fh:
-            return [int(p) for p in fh.read().split()]
-    except (OSError, ValueError):
-        return []
-
-
-def empty_cgroup(path: str, keep: Sequence[int]) -> None:
-    """Kill every process of the cgroup but those in ``keep``, and wait (briefly) until
-    they are gone."""
-    import time
-
-    from .processes import EXIT_WAIT, await_exits  # (it imports this module)
-
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            with open(os.path.join(path, "cgroup.procs")) as fh:
-                pids = [int(p) for p in fh.read().split() if int(p) not in keep]
-        except OSError:
-            return
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError, OSError):
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        await_exits(pids, min(EXIT_WAIT, max(0.0, deadline - time.monotonic())))
-
-
-def remove_cgroups(prefix: str) -> list[str]:
-    """Kill what is in the cgroups named ``prefix...`` and remove them; returns those that
-    could not be removed yet (their last processes still exiting)."""
-    left = []
-    for root in _PIDS_ROOTS + _CPU_ROOTS:
-        try:
-            names = [n for n in os.listdir(root) if n.startswith(prefix)]
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(root, name)
-            if not release_cgroup(path):
-                left.append(path)
-    return left
-
-
-def join_cgroup(path: str) -> None:
-    with open(os.path.join(path, "cgroup.procs"), "w") as fh:
-        fh.write(str(os.getpid()))
-
-
-def release_cgroup(path: str) -> bool:
-    """Kill whatever is still in the cgroup, then remove it; False while it cannot be
-    removed yet (its last processes are still exiting): call again later."""
-    try:
-        with open(os.path.join(path, "cgroup.procs")) as fh:
-            pids = [int(p) for p in fh.read().split()]
-    except OSError:
-        return not os.path.isdir(path)
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-    try:
-        os.rmdir(path)
-    except OSError:
-        return False
-    return True
-
-
 def probe(workdir: str) -> str | None:
     """None when the sandbox can be entered here, else the reason it cannot."""
     read_fd, write_fd = os.pipe()
@@ -505,8 +470,8 @@ def probe(workdir: str) -> str | None:
         message = b""
         try:
             enter(workdir)
-            # as the guard does (resident.SolutionNamespace): a namespace for children, entered and
-            # left around a fork
+            # a namespace for children, entered and left around a fork (a worker's for its
+            # executions: processes.PidNamespace)
             own = os.open("/proc/self/ns/pid", os.O_RDONLY)
             unshare_pid()
             inner = os.fork()

@@ -22,10 +22,10 @@ import sys
 import tempfile
 from typing import Callable, List, NamedTuple, Tuple
 
-from . import admission, phases, refusal, resident, sandbox
+from . import admission, cgroups, phases, refusal, resident, sandbox
 from .allowlist import shipped_allowlist
 from .pool import WORK, Census, Reports, Share, cgroup_name, drain
-from .processes import child_environment, fork, reap_strays
+from .processes import PidNamespace, child_environment, fork, probe_checker, reap_strays
 from .protocol import (
     CRASH,
     ENV_ERROR,
@@ -91,9 +91,13 @@ class Scheduler:
         if self.options.sandbox and self.sandbox_reason is not None:
             self.sandbox_reason, self.sandbox_fix = refusal.diagnose(self.sandbox_reason)
         sandbox.set_subreaper()
-        sandbox.sweep_cgroups()
+        cgroups.sweep_cgroups()
         sandbox.warm()  # what the guard's children look up, looked up once here
         self.task_cap = _task_cap(self.sandbox_reason)
+        # The checker of each execution: in its worker's pid namespace, not the machine's
+        # root, no capability on the machine, not dumpable, where this machine lets it
+        # (sandbox.confine_checker); else why not.
+        self.checker_reason = _probe_checker(self.sandbox_reason)
         # the descriptors of zygotes' pipes this process holds: no zygote forked later
         # may hold them too (a zygote's end would not close while another held it)
         self._held: set[int] = set()
@@ -154,6 +158,7 @@ class Scheduler:
             isolation=self.options.isolation,
             sandbox=self.sandbox_reason or "on",
             sandbox_fix=self.sandbox_fix,
+            checker=self.checker_reason or "confined",
             task_cap=self.task_cap,
             guard=self.options.guard,
             zygotes=tuple(self.zygotes),
@@ -228,13 +233,17 @@ class Scheduler:
     def _serve(self, slot: int, work_r: int, reports: Reports, share: Share) -> None:
         """A worker: take the next execution, run it, report it; until the work runs out."""
         sandbox.set_subreaper()  # what its executions leave behind becomes its own
-        cgroups: list[str] = []
+        groups: list[str] = []
         if self.task_cap == "cgroup":
-            # the worker itself is one task of its cgroup, its placer another (and a spare,
-            # when the supervisor makes them ahead, a third)
-            cgroups = sandbox.execution_cgroups(cgroup_name(slot), MAX_TASKS + 3)
-            for cgroup in cgroups:
-                sandbox.join_cgroup(cgroup)
+            # the worker itself is one task of its cgroup, its placer another, the keeper of
+            # its executions' pid namespace a third (and a spare, when the supervisor makes
+            # them ahead, a fourth)
+            groups = cgroups.execution_cgroups(cgroup_name(slot), MAX_TASKS + 4)
+            for cgroup in groups:
+                cgroups.join_cgroup(cgroup)
+        # the pid namespace its executions are born in (its keeper, in its cgroups, is
+        # one more of their tasks)
+        namespace = PidNamespace.made() if self.checker_reason is None else None
         supervisor = Supervisor(
             reports.outcome,
             self.options.output_limit,
@@ -247,9 +256,12 @@ class Scheduler:
             crowded_since=share.crowded_since,
             processes=lambda: [
                 pid
-                for pid in (sandbox.processes_in(cgroups[0]) if cgroups else [])
-                if pid != os.getpid() and pid not in resident.spared()
+                for pid in (cgroups.processes_in(groups[0]) if groups else [])
+                if pid != os.getpid()
+                and pid not in resident.spared()
+                and (namespace is None or pid != namespace.keeper)
             ],
+            namespace=namespace,
             # No ``place``: each execution's process is forked as it starts. Made ahead
             # (spares, while the execution before runs) they were measured slower on two
             # cores, where they compete with that execution (BENCHMARKS.md, issue #31).
@@ -263,18 +275,18 @@ class Scheduler:
             spec = self.batch.executions[index]
             problem = self.batch.problems[spec.problem]
             timeout = self.batch.timeout_of(spec)
-            payload = self._payload(spec, problem, timeout, cgroups)
+            payload = self._payload(spec, problem, timeout, groups)
             fresh = self._fresh_for(problem)
             if payload["untrusted"] and not fresh:
                 # its solution's process, forked ahead by this worker's placer in its
                 # cgroups (started for the first), where the zygote has a template
-                resident.next_execution(cgroups)
+                resident.next_execution(groups)
             supervisor.run(index, payload, timeout, fresh=fresh)
             reports.peak(supervisor.peak_mb)
             # nothing of this execution may run on beside the next one
             # (but the next execution's process, made while this one ran)
-            for cgroup in cgroups:
-                sandbox.empty_cgroup(
+            for cgroup in groups:
+                cgroups.empty_cgroup(
                     cgroup, keep=[os.getpid(), *resident.spared(), *supervisor.keep()]
                 )
             reap_strays(known=supervisor.keep())
@@ -437,7 +449,7 @@ class Scheduler:
         return any(m in self.fresh_only for m in problem.requires)
 
     def _payload(
-        self, spec: ExecutionSpec, problem: ProblemSpec, timeout: float, cgroups: list[str]
+        self, spec: ExecutionSpec, problem: ProblemSpec, timeout: float, groups: list[str]
     ) -> Json:
         """What the execution's process is told (``execution.execute`` reads it)."""
         record_transport = self.options.record_transport
@@ -449,8 +461,9 @@ class Scheduler:
             # are still trusted to name what the zygote imports)
             "untrusted": (not spec.trusted and self.options.guard) or record_transport,
             "sandboxed": self.sandbox_reason is None,
+            "confined": self.checker_reason is None,  # the checker (sandbox.confine_checker)
             "hide": self.hide,
-            "cgroups": cgroups,  # a guarded solution's process joins them too
+            "cgroups": groups,  # a guarded solution's process joins them too
             "limits": {"tasks": MAX_TASKS, "task_cap": self.task_cap, "timeout": timeout},
             "allowlist_extra": self.options.allowlist_extra,
             "record_transport": record_transport,
@@ -490,14 +503,32 @@ def _probe_sandbox() -> str | None:
         shutil.rmtree(probe_dir, ignore_errors=True)
 
 
+def _probe_checker(sandbox_reason: str | None) -> str | None:
+    """None when checkers can be confined here (``sandbox.confine_checker``, each in its
+    worker's pid namespace), else why not."""
+    if sandbox_reason is not None:
+        return "the sandbox is off (%s)" % sandbox_reason
+    if not sandbox.machine_root():
+        return (
+            "the harness does not run as root: each checker runs as its user, without "
+            "capabilities, in the machine's pid namespace"
+        )
+    probe_dir = tempfile.mkdtemp(prefix="harness-probe-")
+    try:
+        reason = probe_checker(probe_dir)
+    finally:
+        shutil.rmtree(probe_dir, ignore_errors=True)
+    return None if reason is None else "checkers stay root: %s" % reason
+
+
 def _task_cap(sandbox_reason: str | None) -> str:
     """How an execution's processes and threads are capped: a pids cgroup where we may
     make one (root, which RLIMIT_NPROC does not bind), else RLIMIT_NPROC in the sandbox."""
     if sandbox_reason is not None:
         return "none"
-    trial = sandbox.execution_cgroups("harness-probe-%d" % os.getpid(), 8)
+    trial = cgroups.execution_cgroups("harness-probe-%d" % os.getpid(), 8)
     for cgroup in trial:
-        sandbox.release_cgroup(cgroup)
+        cgroups.release_cgroup(cgroup)
     return "cgroup" if trial else "rlimit"
 
 

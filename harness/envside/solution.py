@@ -91,13 +91,19 @@ def main(fd: int, config: Json) -> None:
     requests = socket.socket(fileno=fd)
     sandbox.die_with_parent(int(config.get("parent", 0)))
     if config.get("sandboxed"):
+        if config.get("own_pid"):
+            # a new interpreter its checker started: first a pid namespace of its own
+            sandbox.into_own_pid_namespace()
         if config.get("cover_tmp"):
             # a new interpreter the checker started shares its mounts: the checker's /tmp
             # (where a check keeps its test files) is covered by one of this process's own
             sandbox.cover_tmp(str(config.get("cover_tmp")))
         if not config.get("proc_mounted"):
             sandbox.own_proc()  # (a placer's child mounted it as it entered its sandbox)
-        sandbox.drop_privileges()
+        # the machine's root (forked by a placer) becomes the unprivileged user its
+        # execution's checker is; a new interpreter a confined checker started is that
+        # user already, root only of the checker's user namespace
+        sandbox.drop_privileges(become=sandbox.NOBODY if sandbox.machine_root() else None)
         sandbox.undumpable()
         sandbox.limit(int(config.get("fsize_mb", 1024)), int(config.get("nproc", 0)))
     recorder = None

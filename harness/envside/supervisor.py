@@ -28,11 +28,11 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from . import clock, phases
 from .execution import execute, prepare, report, reset_after_fork
-from .processes import exit_watch, fork, reap_strays
+from .processes import PidNamespace, exit_watch, fork, reap_strays
 from .protocol import (
     CRASH,
     LAUNCHER,
@@ -236,6 +236,7 @@ class Supervisor:
         more: Callable[[], bool] = lambda: True,
         crowded_since: Callable[[float], bool] = lambda _start: False,
         processes: Callable[[], Sequence[int]] = tuple,
+        namespace: PidNamespace | None = None,
     ) -> None:
         self.emit = emit
         self.output_limit = output_limit
@@ -249,6 +250,8 @@ class Supervisor:
         # process and those beside it (its worker's cgroups)
         self.crowded_since = crowded_since
         self.processes = processes
+        # the worker's pid namespace, where its executions are born (None: the worker's own)
+        self.namespace = namespace
         self.spare: _Spare | None = None
         self._removals: list[str] = []  # ended executions' working directories
         # what the last execution's process marked (phases.py), when timing is on
@@ -260,8 +263,14 @@ class Supervisor:
         self.peak_mb = 0.0  # and the most memory it held
 
     def keep(self) -> list[int]:
-        """Processes of this worker that are no execution's leftovers: the spare."""
-        return [self.spare.pid] if self.spare is not None else []
+        """Processes of this worker that are no execution's leftovers: the spare, and the
+        keeper of the executions' pid namespace."""
+        kept = [self.spare.pid] if self.spare is not None else []
+        return kept + ([self.namespace.keeper] if self.namespace is not None else [])
+
+    def _born(self) -> Any:
+        """Where the process forked meanwhile is born: the executions' pid namespace."""
+        return self.namespace.children() if self.namespace is not None else contextlib.nullcontext()
 
     def run(self, index: int, payload: Json, timeout: float, fresh: bool) -> None:
         """Run one execution to its end (or its time limit) and emit its outcome."""
@@ -300,16 +309,8 @@ class Supervisor:
     def _spawn_fresh(self, payload: Json, workdir: str, timeout: float) -> _Child:
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
-        popen = subprocess.Popen(
-            [sys.executable, "-s", LAUNCHER, "exec", str(result_w), str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=out_w,
-            stderr=out_w,
-            cwd=workdir,
-            env=self.env,
-            pass_fds=(result_w,),
-            start_new_session=True,
-        )
+        with self._born():
+            popen = self._popen(workdir, out_w, result_w)
         os.close(out_w)
         os.close(result_w)
         assert popen.stdin is not None
@@ -319,6 +320,19 @@ class Supervisor:
         except OSError:
             pass  # the child died at once; its exit is reported as a crash
         return _Child(popen.pid, out_r, result_r, workdir, timeout, popen)
+
+    def _popen(self, workdir: str, out_w: int, result_w: int) -> subprocess.Popen[bytes]:
+        """A new interpreter for one execution, reading its program on standard input."""
+        return subprocess.Popen(
+            [sys.executable, "-s", LAUNCHER, "exec", str(result_w), str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=out_w,
+            stderr=out_w,
+            cwd=workdir,
+            env=self.env,
+            pass_fds=(result_w,),
+            start_new_session=True,
+        )
 
     def _make_spare(self, busy: Sequence[int] = (), place: Json | None = None) -> _Spare:
         """Fork the process of the next execution: sandboxed, waiting for its program."""
@@ -349,7 +363,8 @@ class Supervisor:
         # Nothing this process holds is the child's business: not the protocol, not the
         # work and report pipes of a worker, not the running execution's pipes.
         closed = [out_r, result_r, program_w, *busy, *self.close]
-        pid = fork(body, close=closed, cover=self.cover, status=_CRASHED)
+        with self._born():
+            pid = fork(body, close=closed, cover=self.cover, status=_CRASHED)
         for fd in (out_w, result_w, program_r):
             os.close(fd)
         return _Spare(pid, program_w, out_r, result_r, workdir)

@@ -1,0 +1,142 @@
+"""The checker confined: what code running in an execution's own process can reach.
+
+An answer never runs in its checker's process; these tests ask what it could do if a
+future escape ran it there anyway. The problem's context is the check's own code, run in
+the checker: here it plays the escaped answer, looks around, and reports what it found
+(``harness/envside/sandbox.confine_checker``, ``processes.PidNamespace``). Where the
+harness runs as the machine's root (CI does), the checker must be confined: not root on
+the machine, no process of the machine in sight, no capability on the machine, not
+dumpable, nothing writable but its working directory and its /tmp. The worst it could do
+is forge its own verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.envside import protocol, sandbox, scheduler
+from tests.envside import run_envside
+
+LOOK_AROUND = textwrap.dedent(
+    r"""
+    import ctypes, json, os, signal, sys
+
+    def _try(action):
+        try:
+            action()
+            return "done"
+        except OSError as exc:
+            return type(exc).__name__
+
+    def test_execution(solution):
+        found = {"uid_map": open("/proc/self/uid_map").read().split()}
+        found["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        found["me"] = os.getpid()
+        found["status"] = {
+            line.split(":")[0]: line.split(":", 1)[1].strip()
+            for line in open("/proc/self/status")
+            if line.startswith(("NoNewPrivs", "Uid"))
+        }
+        libc = ctypes.CDLL(None, use_errno=True)
+        found["dumpable"] = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+        found["read /etc/shadow"] = _try(lambda: open("/etc/shadow").read(1))
+        found["read /proc/1/root"] = _try(lambda: os.listdir("/proc/1/root"))
+        found["read /proc/1/environ"] = _try(lambda: open("/proc/1/environ").read(1))
+        found["signal the first process"] = _try(lambda: os.kill(1, 0))
+        found["signal the test runner"] = _try(lambda: os.kill(TEST_RUNNER, 0))
+        found["write /usr"] = _try(lambda: open("/usr/harness-escape", "w").close())
+        found["write /etc"] = _try(lambda: open("/etc/harness-escape", "w").close())
+        found["write /proc/sys"] = _try(
+            lambda: open("/proc/sys/kernel/hostname", "w").write("escaped")
+        )
+        found["read the first process's mount namespace"] = _try(
+            lambda: os.close(os.open("/proc/1/ns/mnt", os.O_RDONLY))
+        )
+        found["mount here"] = "refused" if libc.mount(
+            b"tmpfs", b"/usr", b"tmpfs", 0, None
+        ) != 0 else "done"
+        exec(solution, {})
+        raise AssertionError("FOUND " + json.dumps(found))
+    """
+)
+
+
+def look_around(tmp_path: Path, isolation: str, trusted: bool) -> tuple[dict[str, Any], str]:
+    context = LOOK_AROUND.replace("TEST_RUNNER", str(os.getpid()))
+    batch = {
+        "protocol": protocol.PROTOCOL,
+        "options": {"jobs": 1, "timeout": 60, "isolation": isolation},
+        "problems": {"p": {"context": context, "requires": []}},
+        "executions": [{"problem": "p", "solution": "result = 1", "trusted": trusted}],
+    }
+    _, lines = run_envside(tmp_path, batch, check=True)
+    *outcomes, done = lines
+    assert isinstance(done, protocol.Done)
+    (outcome,) = outcomes
+    message = outcome.outcome.message
+    assert "FOUND " in message, f"{outcome.outcome.status}: {message}"
+    return json.loads(message.split("FOUND ", 1)[1]), done.checker
+
+
+needs_root = pytest.mark.skipif(
+    not sandbox.machine_root(), reason="a checker is confined where the harness runs as root"
+)
+
+
+@needs_root
+@pytest.mark.parametrize("isolation", ["zygote", "fresh"])
+@pytest.mark.parametrize("trusted", [True, False], ids=["reference", "answer"])
+def test_code_in_the_checker_reaches_nothing_of_the_machine(
+    tmp_path: Path, isolation: str, trusted: bool
+) -> None:
+    found, checker = look_around(tmp_path, isolation, trusted)
+    assert checker == "confined"
+    # root of a user namespace of its own, the unprivileged user on the machine
+    assert found["uid_map"] == ["0", str(sandbox.NOBODY), "1"]
+    # its worker's pid namespace: the keeper and itself, nothing of the machine
+    assert found["pids"] == [1, found["me"]]
+    assert found["status"]["NoNewPrivs"] == "1"
+    assert found["dumpable"] == 0
+    refused = {"PermissionError", "OSError", "FileNotFoundError", "ProcessLookupError"}
+    for action, result in found.items():
+        if action.startswith(("read ", "signal ", "write ")):
+            assert result in refused, (action, result)
+    assert found["mount here"] == "refused"
+
+
+@needs_root
+def test_the_machine_is_as_it_was(tmp_path: Path) -> None:
+    look_around(tmp_path, "zygote", trusted=True)
+    assert not Path("/usr/harness-escape").exists()
+    assert not Path("/etc/harness-escape").exists()
+    assert Path("/proc/sys/kernel/hostname").read_text().strip() != "escaped"
+
+
+def test_an_unprivileged_run_says_why_its_checkers_are_not_confined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sandbox, "machine_root", lambda: False)
+    reason = scheduler._probe_checker(None)
+    assert reason is not None
+    assert "does not run as root" in reason
+
+
+def test_a_run_without_the_sandbox_says_its_checkers_are_not_confined(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": ""}
+    batch = {
+        "protocol": protocol.PROTOCOL,
+        "options": {"jobs": 1, "timeout": 60, "isolation": "zygote", "sandbox": False},
+        "problems": {"p": {"context": "def test_execution(solution):\n    pass\n"}},
+        "executions": [{"problem": "p", "solution": "result = 1", "trusted": True}],
+    }
+    _, lines = run_envside(tmp_path, batch, check=True, env=env)
+    done = lines[-1]
+    assert isinstance(done, protocol.Done)
+    assert done.checker.startswith("the sandbox is off")
+    assert len(lines) == 2  # the execution ran, its outcome line first
