@@ -197,3 +197,39 @@ def test_both_sides_read_the_shipped_file_alike() -> None:
             guard.entries[key]
         )
         assert line.shadows == guard.shadows.get(key, set())
+
+
+def test_an_exception_class_is_listed_to_be_raised_not_to_be_named_by_a_value(
+    tmp_path: Path,
+) -> None:
+    # what the checker noted while measuring: an answer's exception came back as this class
+    usage = {**USAGE, "globals": [*USAGE["globals"], "json.decoder:JSONDecodeError raise ref"]}
+    out = tmp_path / "allowlist.txt"
+    allowlist.update([recorded_run(tmp_path, "r", [usage])], out, replace=True)
+    text = out.read_text()
+    assert "\njson.decoder:JSONDecodeError raise " in text
+    parsed = Allowlist.parse(text)
+    assert parsed.raised == frozenset({("json.decoder", "JSONDecodeError")})
+    # a value's pickle may not name it: the line says only that it may be raised
+    assert ("json.decoder", "JSONDecodeError") not in parsed.entries
+    assert allowlist.render(allowlist.parse(text)) == text
+    both = Allowlist.parse("numpy:ndarray build raise\n")
+    assert both.entries[("numpy", "ndarray")] == {"ref", "build"}
+    assert both.raised == frozenset({("numpy", "ndarray")})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "unittest.case:_ShouldStop raise",
+        "unittest:SkipTest raise",
+        "_pytest.outcomes:Exit raise",
+        "pytest:UsageError call raise",
+        "bdb:BdbQuit raise",
+    ],
+)
+def test_no_line_may_let_a_frameworks_exception_be_raised(line: str) -> None:
+    with pytest.raises(ValueError, match=r"allowlist:1: .* test framework's"):
+        Allowlist.parse(line + "\n")
+    # the same name may still be listed for what a value's pickle does with it
+    Allowlist.parse(line.replace("raise", "").strip() + "\n")

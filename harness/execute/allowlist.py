@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 SHIPPED = Path(ALLOWLIST_PATH)
-PERMISSIONS = ("call", "build")  # those a line names; every line may be named as a value
+# those a line names; every line may also be named as a value, but one that says only raise
+PERMISSIONS = ("call", "build", "raise")
 
 HEADER = """\
 # The guard's allowlist: what a value a model's solution sends back to its check may
@@ -46,7 +47,10 @@ HEADER = """\
 #                    build         its instances may receive state (BUILD) and items
 #                    shadow=a,b    its instances may hold callables named a, b that hide
 #                                  methods of the class
-#   (every line may also be named as a value)
+#                    raise         an exception the answer raises comes back to the check
+#                                  as this very class (crossing_errors.py), never a test
+#                                  framework's
+#   (every line may also be named as a value, but a line that says only raise)
 #   event NAME                     an audit event admitting a value may raise
 #
 # After '#': the releases the line was seen in.
