@@ -144,9 +144,8 @@ class Allowlist:
                 continue
             if "raise" in line.permissions:
                 raised.append(line.key)
-                if line.permissions == {"raise"}:
-                    # an exception class only: not a name a value's pickle may use
-                    continue
+            # every line may be named as a value (an exception class too: a module may
+            # hold one, ``error404 = werkzeug.exceptions.NotFound``)
             entries.setdefault(line.key, {"ref"}).update(line.permissions - {"raise"})
             if line.shadows:
                 shadows.setdefault(line.key, set()).update(line.shadows)

@@ -32,8 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 SHIPPED = Path(ALLOWLIST_PATH)
-# those a line names; every line may also be named as a value, but one that says only raise
-PERMISSIONS = ("call", "build", "raise")
+PERMISSIONS = ("call", "build", "raise")  # those a line names; every line may be named as a value
 
 HEADER = """\
 # The guard's allowlist: what a value a model's solution sends back to its check may
@@ -50,7 +49,7 @@ HEADER = """\
 #                    raise         an exception the answer raises comes back to the check
 #                                  as this very class (crossing_errors.py), never a test
 #                                  framework's
-#   (every line may also be named as a value, but a line that says only raise)
+#   (every line may also be named as a value)
 #   event NAME                     an audit event admitting a value may raise
 #
 # After '#': the releases the line was seen in.
