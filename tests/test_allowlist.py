@@ -190,10 +190,50 @@ def test_both_sides_read_the_shipped_file_alike() -> None:
     measured = allowlist.parse(allowlist.SHIPPED.read_text(encoding="utf-8"))
     guard = Allowlist.shipped()
     assert {tuple(name.split(":", 1)) for name in measured.globals} == set(guard.entries)
+    assert {
+        tuple(name.split(":", 1))
+        for name, line in measured.globals.items()
+        if "raise" in line.permissions
+    } == set(guard.raised)
+    assert guard.raised  # measured: the library classes the benchmarks' tests expect
     assert set(measured.events) == guard.events
     for name, line in measured.globals.items():
         key = (name.split(":", 1)[0], name.split(":", 1)[1])
-        assert {"ref", *line.permissions} | ({"shadow"} if line.shadows else set()) == (
-            guard.entries[key]
-        )
+        permissions = {"ref", *line.permissions} - {"raise"}
+        assert permissions | ({"shadow"} if line.shadows else set()) == guard.entries[key]
         assert line.shadows == guard.shadows.get(key, set())
+
+
+def test_an_exception_class_is_listed_to_be_raised(tmp_path: Path) -> None:
+    # what the checker noted while measuring: an answer's exception came back as this class
+    usage = {**USAGE, "globals": [*USAGE["globals"], "json.decoder:JSONDecodeError raise ref"]}
+    out = tmp_path / "allowlist.txt"
+    allowlist.update([recorded_run(tmp_path, "r", [usage])], out, replace=True)
+    text = out.read_text()
+    assert "\njson.decoder:JSONDecodeError raise " in text
+    parsed = Allowlist.parse(text)
+    assert parsed.raised == frozenset({("json.decoder", "JSONDecodeError")})
+    assert parsed.entries[("json.decoder", "JSONDecodeError")] == {"ref"}  # as any line
+    assert allowlist.render(allowlist.parse(text)) == text
+    both = Allowlist.parse("numpy:ndarray build raise\n")
+    assert both.entries[("numpy", "ndarray")] == {"ref", "build"}
+    assert both.raised == frozenset({("numpy", "ndarray")})
+    # a line that says nothing more lets nothing be raised
+    assert Allowlist.parse("numpy:ndarray build\n").raised == frozenset()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "unittest.case:_ShouldStop raise",
+        "unittest:SkipTest raise",
+        "_pytest.outcomes:Exit raise",
+        "pytest:UsageError call raise",
+        "bdb:BdbQuit raise",
+    ],
+)
+def test_no_line_may_let_a_frameworks_exception_be_raised(line: str) -> None:
+    with pytest.raises(ValueError, match=r"allowlist:1: .* test framework's"):
+        Allowlist.parse(line + "\n")
+    # the same name may still be listed for what a value's pickle does with it
+    Allowlist.parse(line.replace("raise", "").strip() + "\n")

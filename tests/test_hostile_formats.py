@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from harness.envside import sandbox
+from tests import hostile_exceptions
 from tests.conftest import ROOT, run_harness
 from tests.test_hostile import snapshot
 
@@ -518,6 +519,13 @@ GC_ATTACKS: dict[str, str] = {
     ),
 }
 
+# answers that raise what a test framework could misread (tests/hostile_exceptions.py), with
+# the tasks they answer and the hidden tests that are not GC_TEST's shape
+BIGCODEBENCH.update(hostile_exceptions.BCB_TASKS)
+BCB_ATTACKS.update(hostile_exceptions.BCB_ATTACKS)
+GC_ATTACKS.update(hostile_exceptions.GC_ATTACKS)
+GC_TEST_OF = hostile_exceptions.GC_TEST_OF
+
 # -- CIBench: sessions whose steps run in the answer's process -------------------------------
 
 CI_STEPS = [
@@ -703,7 +711,7 @@ def write_sets(work: Path) -> tuple[list[Path], Path]:
         )
         truths.append({"example_id": example, "answer": GC_REFERENCE})
         (folder / "hidden_tests" / f"test_sample_{example}.py").write_text(
-            GC_TEST.replace("{id}", example)
+            GC_TEST_OF.get(name, GC_TEST).replace("{id}", example)
         )
         answers.append({"example_id": example, "answer": GC_ATTACKS[name]})
     (folder / "dataset.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))

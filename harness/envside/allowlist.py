@@ -4,6 +4,7 @@ may do with each name. Read here and only here, from lines like
     numpy.core.multiarray:_reconstruct   call            # numpy 1.21.6, 1.26.4
     numpy:ndarray                        call build
     matplotlib.axes._axes:Axes           build shadow=_remove_method
+    requests.exceptions:HTTPError        raise
     event sys._getframe
 
 The checker reads it in each combo's interpreter (``admission``); the host imports this
@@ -18,7 +19,7 @@ import os
 from typing import Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 ALLOWLIST_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "allowlist.txt")
-PERMISSIONS = ("ref", "call", "build", "shadow")
+PERMISSIONS = ("ref", "call", "build", "shadow", "raise")
 # Events no allowlist may open, whatever was measured: the machine would no longer be
 # reading data. (The decision itself is default-deny: these only guard the list.)
 NEVER = (
@@ -41,7 +42,18 @@ NEVER = (
     "winreg.",
 )
 
+# The modules of test frameworks and of the debugger, whose exceptions are instructions (a
+# skip, a stop, an exit, the debugger's quit), never failures: no line may let an answer's
+# exception come back as one of their classes, or as a class deriving from one (``raise``).
+# As with NEVER, the decision is the list's; this only guards it.
+NEVER_RAISED = ("unittest", "_pytest", "pytest", "pluggy", "doctest", "nose", "bdb", "pdb")
+
 Key = Tuple[str, str]  # (module, qualname)
+
+
+def framework_module(module: str) -> bool:
+    """Whether ``module`` is one of NEVER_RAISED's, or inside one."""
+    return any(module == name or module.startswith(name + ".") for name in NEVER_RAISED)
 
 
 class Line(NamedTuple):
@@ -89,24 +101,32 @@ def read_lines(text: str, source: str) -> Iterator[Line]:
             if name == "shadow":
                 shadows.update(value.split(","))
             permissions.add(name)
+        if "raise" in permissions and framework_module(module):
+            raise ValueError(
+                "%s: %s is a test framework's or the debugger's: its exceptions are "
+                "instructions, never raised back as themselves" % (where, words[0])
+            )
         yield Line(
             number, words[0], False, frozenset(permissions), frozenset(shadows), comment.strip()
         )
 
 
 class Allowlist:
-    """The globals a returned value may name, what the pickle may do with each, and the
-    audit events admission may raise."""
+    """The globals a returned value may name, what the pickle may do with each, the audit
+    events admission may raise, and the exception classes an answer's exception may come
+    back as (``raised``: lines with ``raise``; ``crossing_errors``)."""
 
     def __init__(
         self,
         entries: Optional[Dict[Key, Set[str]]] = None,
         events: Iterable[str] = (),
         shadows: Optional[Dict[Key, Set[str]]] = None,
+        raised: Iterable[Key] = (),
     ) -> None:
         self.entries: Dict[Key, Set[str]] = dict(entries or {})
         self.events = frozenset(events)
         self.shadows: Dict[Key, Set[str]] = dict(shadows or {})
+        self.raised: FrozenSet[Key] = frozenset(raised)
         # Which classes may receive state under this list, as admission decided it in
         # this process (``admission.may_build``): decided once, and a zygote's children
         # inherit the decisions.
@@ -117,14 +137,19 @@ class Allowlist:
         entries: Dict[Key, Set[str]] = {}
         shadows: Dict[Key, Set[str]] = {}
         events: List[str] = []
+        raised: List[Key] = []
         for line in read_lines(text, source):
             if line.event:
                 events.append(line.name)
                 continue
-            entries.setdefault(line.key, {"ref"}).update(line.permissions)
+            if "raise" in line.permissions:
+                raised.append(line.key)
+            # every line may be named as a value (an exception class too: a module may
+            # hold one, ``error404 = werkzeug.exceptions.NotFound``)
+            entries.setdefault(line.key, {"ref"}).update(line.permissions - {"raise"})
             if line.shadows:
                 shadows.setdefault(line.key, set()).update(line.shadows)
-        return cls(entries, events, shadows)
+        return cls(entries, events, shadows, raised)
 
     @classmethod
     def shipped(cls) -> Allowlist:
@@ -138,7 +163,7 @@ class Allowlist:
         shadows = {k: set(v) for k, v in self.shadows.items()}
         for key, names in other.shadows.items():
             shadows.setdefault(key, set()).update(names)
-        return Allowlist(entries, self.events | other.events, shadows)
+        return Allowlist(entries, self.events | other.events, shadows, self.raised | other.raised)
 
 
 _ALLOWLISTS: Dict[str, Allowlist] = {}  # by the text of the extra allowlist

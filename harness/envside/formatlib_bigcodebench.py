@@ -4,7 +4,8 @@ The tests run here, in a module ``__test__`` holding the task's prelude (its imp
 constants, from the prompt) and stand-ins for what the solution defined, which runs in its
 own process (``crossing_*``); for a reference, the solution's own module, as upstream
 grades it. Each test's part is what this process saw: ``pass`` only when it saw the test
-run and succeed. A BigCodeBench context imports ``harness_unittest`` from here.
+run and succeed, its own code run to its end (``witness``). A BigCodeBench context imports
+``harness_unittest`` from here.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import os
 import sys
 import types
 import unittest
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional
 
 from . import crossing_context, crossing_errors, crossing_patches, crossing_standins
 from .formatlib import active, decided, exception_part, harness_verdict, in_process, names_loaded
+from .witness import Witness
 
 __all__ = ["harness_unittest"]
 
@@ -138,7 +140,9 @@ def _solution_failed(exc: BaseException) -> List[Dict[str, Any]]:
 
 
 def _run_unittest(module: types.ModuleType) -> List[Dict[str, Any]]:
-    """Run the test cases ``module`` defines; one part per test, as this process saw it."""
+    """Run the test cases ``module`` defines; one part per test, as this process saw it:
+    each test is watched before the run (``witness``), so that a pass is one whose own
+    code the check saw end."""
     cases = [
         value
         for value in list(module.__dict__.values())
@@ -151,6 +155,7 @@ def _run_unittest(module: types.ModuleType) -> List[Dict[str, Any]]:
         suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
     prefix = module.__name__ + "."
     parts: Dict[str, Dict[str, Any]] = {}
+    witness = Witness()
     for test in _flatten(suite):  # before running: a run empties the suite
         parts[test.id()] = {
             "name": _name_of(test, prefix),
@@ -158,9 +163,10 @@ def _run_unittest(module: types.ModuleType) -> List[Dict[str, Any]]:
             "type": "harness.NotRun",
             "message": "the check never saw this test end",
         }
+        witness.watch_case(test.id(), test)
     reached: List[str] = []
     _watch_network(reached)
-    result = _SeenParts(parts, prefix, reached)
+    result = _SeenParts(parts, prefix, reached, witness)
     try:
         suite.run(result)
     except BaseException as exc:  # an interrupt: the tests not seen to end stay errors
@@ -175,14 +181,22 @@ def _name_of(test: Any, prefix: str) -> str:
 
 class _SeenParts(unittest.TestResult):
     """The parts of a run by test id, as this process sees each test end (a test it never
-    sees end keeps the part it had: an error); with what the test reached for on the
-    network, here or in the solution's process."""
+    sees end keeps the part it had: an error; a success whose own code the witness did not
+    see end is one too); with what the test reached for on the network, here or in the
+    solution's process."""
 
-    def __init__(self, parts: Dict[str, Dict[str, Any]], prefix: str, reached: List[str]) -> None:
+    def __init__(
+        self,
+        parts: Dict[str, Dict[str, Any]],
+        prefix: str,
+        reached: List[str],
+        witness: Optional[Witness] = None,
+    ) -> None:
         super().__init__()
         self.parts = parts
         self.prefix = prefix
         self.reached = reached
+        self.witness = witness if witness is not None else Witness()
 
     def startTest(self, test: Any) -> None:
         del self.reached[:]
@@ -198,20 +212,35 @@ class _SeenParts(unittest.TestResult):
 
     def addSuccess(self, test: Any) -> None:
         super().addSuccess(test)
-        if self.parts.get(test.id(), {}).get("type") == "harness.NotRun":
-            self.parts[test.id()] = {"name": _name_of(test, self.prefix), "status": "pass"}
+        if self.parts.get(test.id(), {}).get("type") != "harness.NotRun":
+            return
+        unseen = self.witness.unseen(test.id())
+        if unseen:
+            # unittest counted a success the check never saw happen: something swallowed
+            # an exception on the way (an answer's exception is never one it swallows)
+            self.parts[test.id()] = {
+                "name": _name_of(test, self.prefix),
+                "status": "error",
+                "type": "harness.NotSeen",
+                "message": unseen,
+            }
+            return
+        self.parts[test.id()] = {"name": _name_of(test, self.prefix), "status": "pass"}
 
     def addError(self, test: Any, err: Any) -> None:
         super().addError(test, err)
+        self.witness.reported(test.id(), err[1])
         self._part(test, err[1])
 
     def addFailure(self, test: Any, err: Any) -> None:
         super().addFailure(test, err)
+        self.witness.reported(test.id(), err[1])
         self._part(test, err[1])
 
     def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
         super().addSubTest(test, subtest, err)
         if err is not None:
+            self.witness.reported(test.id(), err[1])
             part = exception_part(_name_of(subtest, self.prefix), err[1])
             self.parts[test.id()] = part
 

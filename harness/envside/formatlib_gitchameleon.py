@@ -4,8 +4,9 @@ As upstream grades an answer, by pytest on the hidden test beside it as ``<modul
 pytest runs here, on a test file kept where the solution cannot read or write it (this
 process's own /tmp when sandboxed), with no conftest but its own. An untrusted
 solution's module is a stand-in whose names are fetched from its process as the test
-imports them (``crossing_standins.SolutionModule``). A GitChameleon context imports
-``harness_pytest`` from here.
+imports them (``crossing_standins.SolutionModule``). A test's part is ``pass`` only when
+pytest reports it passed and the check saw its own code run to its end (``witness``). A
+GitChameleon context imports ``harness_pytest`` from here.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import unittest
 from typing import Any, Dict, List
 
 from . import crossing_context, crossing_patches, crossing_standins
 from .formatlib import active, decided, exception_part, harness_verdict, in_process
+from .witness import Witness
 
 __all__ = ["harness_pytest"]
 
@@ -81,7 +84,7 @@ def _graded_by_pytest(
     # options from the machine's environment would make this run differ from upstream's
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
         os.environ.pop(name, None)
-    plugin = _PytestParts(os.path.basename(path))
+    plugin = _PytestParts(os.path.basename(path), pytest)
     args = [
         path, "-q", "--tb=short", "-c", ini, "--rootdir", folder, "--noconftest",
         # no cache to write; and warnings left to the harness, which records the
@@ -111,17 +114,56 @@ def _graded_by_pytest(
     return parts
 
 
+# The parts a test has until the check sees it end: errors, but not yet its outcome.
+_NOT_RUN = "harness.NotRun"  # collected, never seen to end
+_NOT_SEEN = "harness.NotSeen"  # reported passed, its own code not seen to end (yet)
+
+
 class _PytestParts:
     """A pytest plugin keeping one part per test: its first failure, with the exception
     as it was raised (pytest hands it to ``pytest_exception_interact``, for collection
-    errors too), else its outcome."""
+    errors too), else its outcome. Every test collected is an error until the check sees
+    it end, and a pass is one whose own code the check saw run to its end: each test's
+    function (and a ``unittest.TestCase``'s ``setUp``, ``tearDown`` and subtests) is
+    watched as pytest is about to call it (``witness``)."""
 
-    def __init__(self, test_file: str) -> None:
+    def __init__(self, test_file: str, pytest: Any) -> None:
         self.prefix = test_file + "::"
         self.parts: Dict[str, Dict[str, Any]] = {}
+        self.witness = Witness()
+
+        def pytest_runtest_call(item: Any) -> None:
+            self._watch(item)
+
+        # first of the implementations of this hook (pytest's own calls the test), in
+        # every pytest GitChameleon's envs pin (6.2.5 to 8) and after: a function of its
+        # own, since pytest reads a hook's options from attributes a method cannot take
+        self.pytest_runtest_call = pytest.hookimpl(tryfirst=True)(pytest_runtest_call)
 
     def _name(self, nodeid: str) -> str:
         return nodeid[len(self.prefix) :] if nodeid.startswith(self.prefix) else nodeid
+
+    def _watch(self, item: Any) -> None:
+        """Wrap the test pytest is about to call: its function (``item.obj``, which
+        pytest calls, and sets on a ``unittest.TestCase`` before running it), and a test
+        case's other parts on the instance."""
+        testcase = getattr(item, "_testcase", None)  # pytest 6 and 7's attribute, 8's alias
+        if isinstance(testcase, unittest.TestCase):
+            item.obj = self.witness.watch_case(item.nodeid, testcase, item.obj)
+        elif getattr(item, "obj", None) is not None:
+            item.obj = self.witness.watch_function(item.nodeid, item.obj, "the test function")
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        for item in session.items:
+            self.parts.setdefault(
+                item.nodeid,
+                {
+                    "name": self._name(item.nodeid),
+                    "status": "error",
+                    "type": _NOT_RUN,
+                    "message": "the check never saw this test end",
+                },
+            )
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed and report.nodeid not in self.parts:
@@ -129,12 +171,19 @@ class _PytestParts:
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         known = self.parts.get(report.nodeid)
-        if known is not None and known["status"] in ("fail", "error"):
+        if known is not None and _settled(known):
             return  # a test's first failure is its part (not its teardown's after it)
         name = self._name(report.nodeid)
         if report.passed:
             if report.when == "call":
-                self.parts[report.nodeid] = {"name": name, "status": "pass"}
+                # a subtest's report passes before its test ends: only the test's own
+                # report, once the check saw its code end, makes the part a pass
+                unseen = self.witness.unseen(report.nodeid)
+                self.parts[report.nodeid] = (
+                    {"name": name, "status": "error", "type": _NOT_SEEN, "message": unseen}
+                    if unseen
+                    else {"name": name, "status": "pass"}
+                )
         elif report.skipped:
             reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else ""
             if hasattr(report, "wasxfail"):
@@ -152,7 +201,10 @@ class _PytestParts:
         pytest = sys.modules["pytest"]
 
         part = self.parts.get(report.nodeid)
-        if call.excinfo is None or (part is not None and "type" in part):
+        if call.excinfo is None:
+            return
+        self.witness.reported(report.nodeid, call.excinfo.value)
+        if part is not None and part.get("type", _NOT_RUN) not in (_NOT_RUN, _NOT_SEEN):
             return
         exc = call.excinfo.value
         if type(exc).__name__ == "CollectError":
@@ -164,6 +216,11 @@ class _PytestParts:
         self.parts[report.nodeid] = exception_part(
             self._name(report.nodeid), exc, status, first_line=True
         )
+
+
+def _settled(part: Dict[str, Any]) -> bool:
+    """Whether ``part`` is a test's outcome for good: a failure pytest reported."""
+    return part["status"] in ("fail", "error") and part.get("type") not in (_NOT_RUN, _NOT_SEEN)
 
 
 def _report_part(name: str, report: Any) -> Dict[str, Any]:

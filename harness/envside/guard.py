@@ -54,9 +54,11 @@ class GuardError(Exception):
 def _reraise(report: Json) -> None:
     qualified = str(report.get("type", "Exception"))
     message = str(report.get("message", ""))
-    found = getattr(builtins, qualified, None) if "." not in qualified else None
-    if isinstance(found, type) and issubclass(found, BaseException):
-        # A built-in exception comes back as itself, so a context that catches it still does.
+    found = crossing_errors.admitted_builtin(qualified)
+    if found is not None:
+        # One of Python's ordinary exceptions comes back as itself, so a context that
+        # catches it still does; any other (an interrupt, an exit, StopIteration) is a
+        # failure told by its name, never an instruction to the check
         raise found(message)
     raise RemoteError(qualified, message, str(report.get("traceback", "")))
 
@@ -433,7 +435,8 @@ class Guard:
         request = crossing_lending.MARK + crossing_lending.dumps_to_solution(
             ("operate", number, operation, tuple(args)), self.calls.lent
         )
-        return self._result(self._ask(request))
+        # StopIteration out of ``next`` is the iterator's end, and only there
+        return self._result(self._ask(request), ends_iteration=operation == "next")
 
     def cell(self, module: str, code: str) -> str:
         """Run ``code`` as a notebook cell in the solution's session ``module``; return
@@ -447,9 +450,10 @@ class Guard:
             raise RemoteError("TransportError", "the cell's output did not come back as text")
         return output
 
-    def _result(self, received: tuple[Json, list[bytes]]) -> Any:
+    def _result(self, received: tuple[Json, list[bytes]], ends_iteration: bool = False) -> Any:
         """What a call returned, admitted as data, with what it changed of the test's
-        objects written back to them; or what it raised, raised here."""
+        objects written back to them; or what it raised, raised here (``ends_iteration``:
+        the call was ``next`` of an iterator of the solution's)."""
         report, blobs = received
         self._warnings(report)
         crossing_context.reemit(report.get("warned"))
@@ -457,7 +461,7 @@ class Guard:
         if isinstance(network, list) and network and isinstance(network[0], str):
             crossing_errors.REACHED[:] = [network[0][:300]]
         if report.get("kind") == "raised":
-            self._raised(blobs, report)
+            self._raised(blobs, report, ends_iteration)
         if report.get("kind") != "returned" or len(blobs) != 1:
             raise RemoteError("TransportError", "the solution's result did not come back")
         self.calls.make_room(report.get("figures"), bool(report.get("pyplot")))
@@ -476,9 +480,10 @@ class Guard:
             self.lost.append(lost[:300])
         return value
 
-    def _raised(self, blobs: list[bytes], report: Json) -> NoReturn:
+    def _raised(self, blobs: list[bytes], report: Json, ends_iteration: bool = False) -> NoReturn:
         """What a call raised, rebuilt here from its arguments as the solution sent
-        them (admitted as data: none if they are refused)."""
+        them (admitted as data: none if they are refused), as data about a failure
+        (``crossing_errors.rebuild``)."""
         arguments = None
         if len(blobs) == 1:
             with contextlib.suppress(GuardRefusedError, RemoteError):
@@ -487,7 +492,13 @@ class Guard:
         if isinstance(arguments, tuple) and len(arguments) == 2:
             arguments, state = arguments
         crossing_context.after_call(state)
-        raise crossing_errors.rebuild(report, arguments if isinstance(arguments, tuple) else None)
+        raise crossing_errors.rebuild(
+            report,
+            arguments if isinstance(arguments, tuple) else None,
+            self.allowlist,
+            self.usage,
+            ends_iteration,
+        )
 
 
 def _strict_masks() -> None:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 SHIPPED = Path(ALLOWLIST_PATH)
-PERMISSIONS = ("call", "build")  # those a line names; every line may be named as a value
+PERMISSIONS = ("call", "build", "raise")  # those a line names; every line may be named as a value
 
 HEADER = """\
 # The guard's allowlist: what a value a model's solution sends back to its check may
@@ -46,6 +46,9 @@ HEADER = """\
 #                    build         its instances may receive state (BUILD) and items
 #                    shadow=a,b    its instances may hold callables named a, b that hide
 #                                  methods of the class
+#                    raise         an exception the answer raises comes back to the check
+#                                  as this very class (crossing_errors.py), never a test
+#                                  framework's
 #   (every line may also be named as a value)
 #   event NAME                     an audit event admitting a value may raise
 #
