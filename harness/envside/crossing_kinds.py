@@ -9,17 +9,20 @@ the check's object (``crossing_lending``). Lending is default-deny, by kind:
   the test configured) but never its machinery (``assert_*``, ``return_value``,
   ``side_effect``, ``call_args``…), attributes set on it, the special methods its class has;
 - a **stream** (``io``): its public attributes and methods, iteration, ``with``;
-- an **instance** of a class the test defined, or of a library's class that will not
-  pickle (a database connection): its public attributes and methods, the special methods
-  its class has, attributes set to data where its class defines no behaviour by that name;
+- an **instance** of a class the test defined: its public attributes and methods, the
+  special methods its class has, attributes set to data where its class defines no
+  behaviour by that name;
 - a **callable** (a function, lambda or class of the test's) and a **method** bound to
   something lent or to a container of the test's: calls only;
 - an **iterator** (a generator, or what iterating a loan gave): its items, one by one.
 
 Whatever an operation gives back is sent by value, or lent as one of these kinds; what
 is neither (a frame, code, a module, function globals, builtins, a dict of the
-checker's that will not pickle) is refused, never lent: there is no fallback that lends
-whatever will not pickle. The decision is made from the object's kind and the name's
+checker's that will not pickle, a library's object that will not pickle — a database
+connection, whose public methods would load code into the checker) is refused, never
+lent: there is no fallback that lends whatever will not pickle. A task whose honest
+tests need such a loan fails across the boundary with its reference too, and the run then
+grades it as upstream does, in the answer's process (``harness/execute/admission.py``). The decision is made from the object's kind and the name's
 form (public or not), never from a list of names that may not be reached.
 
 Both ends run in the combo's interpreter (standard library only).
@@ -34,9 +37,9 @@ import sys
 import types
 from typing import Any, Callable, Dict, FrozenSet
 
-MOCK, STREAM, INSTANCE, OBJECT = "mock", "stream", "instance", "object"
+MOCK, STREAM, INSTANCE = "mock", "stream", "instance"
 CALLABLE, METHOD, ITERATOR = "callable", "method", "iterator"
-KINDS = (MOCK, STREAM, INSTANCE, OBJECT, CALLABLE, METHOD, ITERATOR)
+KINDS = (MOCK, STREAM, INSTANCE, CALLABLE, METHOD, ITERATOR)
 
 # The modules a check's tests live in (their classes and functions cannot be found by name
 # in the solution's process, where the same name is the solution's module).
@@ -99,14 +102,6 @@ def kind_of(obj: Any, owner_kind: Callable[[Any], str] = lambda _owner: "") -> s
     return ""
 
 
-def lendable_object(obj: Any) -> bool:
-    """Whether an object that will not pickle may be lent as an instance: one of a
-    library's classes (a database connection, a lock, a csv writer). The interpreter's
-    own types (frames, code, modules, functions, tracebacks, cells) are never lent."""
-    cls = type(obj)
-    return not isinstance(obj, type) and cls.__module__ not in ("builtins", None)
-
-
 # -- what the solution may do with a loan -------------------------------------------------
 
 
@@ -158,7 +153,6 @@ CAPABILITIES: Dict[str, FrozenSet[str]] = {
     MOCK: _SPECIAL | {"call", "getattr", "setattr"},
     STREAM: _SPECIAL | {"getattr"},
     INSTANCE: _SPECIAL | {"call", "getattr", "setattr"},
-    OBJECT: _SPECIAL | {"call", "getattr", "setattr"},
     CALLABLE: _SHOWN | {"call"},
     METHOD: _SHOWN | {"call"},
     ITERATOR: _SHOWN | {"iter", "next"},
@@ -212,7 +206,7 @@ def settable(obj: Any, kind: str, name: str, value: Any, foreign: Callable[[Any]
     ``foreign``: whether ``value`` is the solution's own (a stand-in)."""
     if kind == MOCK:
         return ""
-    if kind in (INSTANCE, OBJECT):
+    if kind == INSTANCE:
         if _behaviour(type(obj), name):
             return "%s is behaviour of the check's object, not the answer's to replace" % name
         if foreign(value):

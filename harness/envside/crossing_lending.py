@@ -32,13 +32,11 @@ from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 from .crossing_kinds import (
     KINDS,
-    OBJECT,
     TEST_MODULES,
     NotLendableError,
     findable,
     is_mock,
     kind_of,
-    lendable_object,
 )
 from .crossing_standins import SolutionStandIn
 
@@ -84,6 +82,14 @@ class Lent:
             raise KeyError("no object %r was lent" % (number,))
         return self.objects[number]
 
+    def forget(self, numbers: set[int]) -> None:
+        """Take back what was lent under ``numbers`` (never handed over)."""
+        for number in numbers:
+            obj = self.objects.pop(number)
+            self.kinds.pop(number, None)
+            if self.numbers.get(id(obj)) == number:
+                del self.numbers[id(obj)]
+
     def kind(self, number: Any) -> str:
         """The kind ``number`` was lent as ('' for one lent by another way)."""
         self.get(number)
@@ -107,17 +113,12 @@ class ToSolution(pickle.Pickler):
     what it lends (``crossing_kinds``), the solution's own stand-ins by their number
     there. With ``code``, a function of the test's without a closure (one it hands the
     answer as an argument: ``task_func([f, g])``) goes as its code, to run there as the
-    answer's own code would see it (its name and signature, bound to the answer's module).
-    With ``unpicklable``, an object that will not pickle is lent as an instance if it is
-    one of a library's classes, and refused otherwise (``NotLendableError``)."""
+    answer's own code would see it (its name and signature, bound to the answer's module)."""
 
-    def __init__(
-        self, file: Any, lent: Lent, code: bool = False, unpicklable: bool = False
-    ) -> None:
+    def __init__(self, file: Any, lent: Lent, code: bool = False) -> None:
         super().__init__(file, protocol=4)
         self.lent = lent
         self.code = code
-        self.unpicklable = unpicklable
 
     def persistent_id(self, obj: Any) -> Any:
         if isinstance(obj, SolutionStandIn):
@@ -127,13 +128,6 @@ class ToSolution(pickle.Pickler):
         if self.code and _as_code(obj):
             return None
         kind = self.lent.kind_of(obj) or kind_of(obj, self.lent.kind_of)
-        if not kind and self.unpicklable and not _pickles(obj):
-            if not lendable_object(obj):
-                raise NotLendableError(
-                    "the check lends no %s (what it lends: %s)"
-                    % (type(obj).__name__, ", ".join(KINDS))
-                )
-            kind = OBJECT
         if kind:
             return ("checker", self.lent.lend(obj, kind), describe(obj))
         return None
@@ -152,15 +146,6 @@ class ToSolution(pickle.Pickler):
         if isinstance(obj, BaseException):
             return _exception_state(obj)
         return NotImplemented
-
-
-def _pickles(obj: Any) -> bool:
-    """Whether ``obj`` has a way to be pickled (its own reduction does not refuse)."""
-    try:
-        obj.__reduce_ex__(4)
-    except Exception:
-        return False
-    return True
 
 
 def _as_code(obj: Any) -> bool:
@@ -294,14 +279,18 @@ def _face(function: Any) -> Json:
 
 
 def dumps_to_solution(value: Any, lent: Lent, code: bool = False) -> bytes:
-    """``value`` for the solution: data by value, the rest lent by its kind. Where it will
-    not pickle, it is tried once more lending what will not pickle as an instance of a
-    library's class; anything else that will not pickle (a frame, a module) is refused
+    """``value`` for the solution: data by value, the rest lent by its kind. What is
+    neither (a frame, a module, an object that will not pickle) is refused
     (``NotLendableError``): nothing is lent whole because it would not pickle."""
     buffer = _BytesIO()
+    before = set(lent.objects)
     try:
         ToSolution(buffer, lent, code=code).dump(value)
-    except Exception:
-        buffer = _BytesIO()
-        ToSolution(buffer, lent, code=code, unpicklable=True).dump(value)
+    except Exception as exc:
+        lent.forget(set(lent.objects) - before)  # lent for a value that never went
+        if isinstance(exc, NotLendableError):
+            raise
+        raise NotLendableError(
+            "the check sends only data and lends only %s: %s" % (", ".join(KINDS), exc)
+        ) from None
     return buffer.getvalue()
