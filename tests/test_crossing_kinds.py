@@ -9,6 +9,7 @@ rules one by one.
 from __future__ import annotations
 
 import io
+import sqlite3
 import unittest
 from typing import Any
 from unittest import mock
@@ -210,3 +211,24 @@ def test_an_operation_no_kind_offers_is_refused() -> None:
         perform(mock.MagicMock(), "", "call", None, (), {})
     with pytest.raises(TypeError):
         perform(mock.MagicMock(), MOCK, "delete_everything", None, (), {})
+
+
+def test_a_method_a_tests_class_inherits_from_a_library_is_not_lent() -> None:
+    class Connection(sqlite3.Connection):
+        def rows(self) -> int:
+            return 1
+
+    Connection.__module__ = "__test__"
+    connection = Connection(":memory:")
+    assert perform(connection, INSTANCE, "getattr", "rows", (), {})() == 1  # the test's own
+    for name in ("execute", "backup", "create_function", "set_authorizer"):
+        with pytest.raises(AttributeError, match="which the test's class inherits"):
+            perform(connection, INSTANCE, "getattr", name, (), {})
+    assert perform(connection, INSTANCE, "getattr", "in_transaction", (), {}) is False  # data
+    connection.close()
+
+    class Table(dict):  # type: ignore[type-arg]
+        pass
+
+    Table.__module__ = "__test__"
+    assert perform(Table(a=1), INSTANCE, "getattr", "keys", (), {})() == {"a": 1}.keys()

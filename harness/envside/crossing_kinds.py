@@ -198,6 +198,24 @@ def _behaviour(cls: type, name: str) -> bool:
     return False
 
 
+def _inherited(cls: type, name: str) -> str:
+    """'' unless ``name`` is a method a test's class inherits from a library's class (one
+    the test did not write, whose code would run in the checker on the answer's
+    arguments: a connection's ``load_extension``); the test's own methods and those of
+    Python's own types (a ``dict`` subclass's ``keys``) are in reach."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            if not callable(vars(klass)[name]):
+                return ""
+            if klass.__module__ in TEST_MODULES or klass.__module__ == "builtins":
+                return ""
+            return "%s is %s's method, which the test's class inherits: not lent" % (
+                name,
+                klass.__qualname__,
+            )
+    return ""
+
+
 def settable(obj: Any, kind: str, name: str, value: Any, foreign: Callable[[Any], bool]) -> str:
     """'' when the solution may set ``name`` on the loan ``obj`` to ``value``, else why
     not. A mock takes public attributes (the code under test configures what it was
@@ -232,6 +250,8 @@ def perform(
         why = reachable(obj, kind, name)
         if not why and operation == "setattr":
             why = settable(obj, kind, name, args[0] if args else None, foreign)
+        if not why and operation == "getattr" and kind == INSTANCE:
+            why = _inherited(type(obj), name)
         if why:
             raise AttributeError(why)
         if operation == "getattr":
