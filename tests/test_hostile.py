@@ -21,13 +21,14 @@ import textwrap
 import threading
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from harness.envside import sandbox
 from harness.execute import runner
+from tests import hostile_disk
 from tests.conftest import ROOT, run_harness
 
 pytestmark = pytest.mark.network
@@ -110,6 +111,7 @@ REFERENCES = {
     FRAME: "result = df.assign(y=df.x * 2)",
     FRAME_EQUALS: "result = df.assign(y=df.x * 2)",
     FIGURE: "import matplotlib.pyplot as plt\nplt.plot([0, 2, 4])",
+    hostile_disk.DS1000_CONTEXT: hostile_disk.DS1000_REFERENCE,
 }
 
 
@@ -729,6 +731,7 @@ class HostileRun:
     strays: list[str]
     site: Path
     cgroups_left: list[str]  # made during the run and still there after it
+    planted: list[str] = field(default_factory=list)  # hostile_disk's copies
 
 
 class Listener:
@@ -772,11 +775,27 @@ def other_runs_batch() -> Iterator[Path]:
     shutil.rmtree(decoy, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def plants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hostile_disk.Plants]:
+    """Copies of the disk attacks' problems (their references) where a user's machine keeps
+    DS-1000: the disk attacks look for them (tests/hostile_disk.py)."""
+    problems = tmp_path_factory.mktemp("plants") / "problems"
+    (problems / "hostile").mkdir(parents=True)
+    for name in hostile_disk.DS1000_ATTACKS:
+        (problems / "hostile" / f"{name}.toml").write_text(
+            problem_toml(hostile_disk.DS1000_CONTEXT, hostile_disk.DS1000_REFERENCE)
+        )
+    planted = hostile_disk.plant(ds1000=problems)
+    yield planted
+    planted.remove()
+
+
 @pytest.fixture(scope="module", params=["zygote", "fresh"])
 def hostile(
     tmp_path_factory: pytest.TempPathFactory,
     request: pytest.FixtureRequest,
     other_runs_batch: Path,
+    plants: hostile_disk.Plants,
 ) -> HostileRun:
     """One run of every attack, in each isolation mode."""
     work = tmp_path_factory.mktemp("hostile")
@@ -800,6 +819,9 @@ def hostile(
         "port": str(listener.port),
     }
     chosen = attacks(paths)
+    chosen += [
+        Attack(n, c, hostile_disk.DS1000_CONTEXT) for n, c in hostile_disk.DS1000_ATTACKS.items()
+    ]
     target.write_text(problem_toml(ARRAY, "result = a * 2"))
     answers = []
     for attack in chosen:
@@ -825,7 +847,7 @@ def hostile(
     """)
     )
     env_dir = work / "envs"
-    watched = [problems, results, ROOT / "pyproject.toml", ROOT / "harness"]
+    watched = [problems, results, ROOT / "pyproject.toml", ROOT / "harness", plants.root]
     before = snapshot(*watched)
     cgroups_before = harness_cgroups()
     assert not HOME_FILE.exists()
@@ -853,6 +875,7 @@ def hostile(
         "2",
         cwd=work,
         check=False,
+        env=plants.env,
     )
     listener.close()
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
@@ -873,6 +896,7 @@ def hostile(
         tagged_processes(),
         site,
         sorted(harness_cgroups() - cgroups_before),
+        plants.holding_the_secret(),
     )
 
 
@@ -914,6 +938,12 @@ def test_the_sandbox_was_on(hostile: HostileRun) -> None:
     assert hostile.executor["sandbox"] == "on"
     assert hostile.executor["guard"] is True
     assert hostile.executor["task_cap"] in ("cgroup", "rlimit")
+
+
+def test_the_plants_were_there(hostile: HostileRun) -> None:
+    # the disk attacks are not vacuous: the copies they look for held the secret,
+    # readable from outside the sandbox, after the run
+    assert len(hostile.planted) >= 4
 
 
 def test_no_attack_passes(hostile: HostileRun) -> None:

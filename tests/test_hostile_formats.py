@@ -20,13 +20,14 @@ import os
 import sys
 import textwrap
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from harness.envside import sandbox
-from tests import hostile_exceptions
+from tests import hostile_disk, hostile_exceptions, hostile_lending
 from tests.conftest import ROOT, run_harness
 from tests.test_hostile import snapshot
 
@@ -181,6 +182,7 @@ BIGCODEBENCH = {
     "file": (FILE_PROMPT, FILE_BODY, FILE_TESTS),
     "print": (PRINT_PROMPT, PRINT_BODY, PRINT_TESTS),
 }
+BIGCODEBENCH.update({**hostile_lending.BCB_KINDS, **hostile_disk.BCB_KINDS})
 
 # what every hostile answer may use to find things to read or write: every file it can
 # see whose text holds a marker of the tests (the check's own source would)
@@ -394,6 +396,7 @@ BCB_ATTACKS: dict[str, tuple[str, str]] = {
         ),
     ),
 }
+BCB_ATTACKS.update({**hostile_lending.BCB_ATTACKS, **hostile_disk.BCB_ATTACKS})
 
 # -- GitChameleon: pytest files that import the answer's module ----------------------------
 
@@ -432,7 +435,7 @@ CONFTEST_FORCING_PASS = (
     "    report.outcome = 'passed'\n"
     "    report.longrepr = None\n"
 )
-GC_ATTACKS: dict[str, str] = {
+GC_ATTACKS: dict[str, str | tuple[str, str]] = {  # an answer, or (kind, answer)
     "plant-conftest": (
         "import os\n"
         f"_C = {CONFTEST_FORCING_PASS!r}\n"
@@ -518,6 +521,8 @@ GC_ATTACKS: dict[str, str] = {
         f"TAG = {TAG!r}\n"
     ),
 }
+GC_KINDS = {"scale": (GC_TEST, GC_REFERENCE), **hostile_lending.GC_KINDS, **hostile_disk.GC_KINDS}
+GC_ATTACKS.update({**hostile_lending.GC_ATTACKS, **hostile_disk.GC_ATTACKS})
 
 # answers that raise what a test framework could misread (tests/hostile_exceptions.py), with
 # the tasks they answer and the hidden tests that are not GC_TEST's shape
@@ -555,7 +560,7 @@ def ci_script(step1: str, step2: str, step3: str) -> str:
 
 
 STEP1 = CI_STEPS[0]["reference"]
-CI_ATTACKS: dict[str, str] = {
+CI_ATTACKS: dict[str, str | tuple[str, str]] = {  # a script, or (kind, script)
     "always-equal-values": ci_script(
         "class E:\n    def __eq__(self, o): return True\n    def __getitem__(self, k): return E()\n"
         "    def __len__(self): return 3\n    columns = ['g', 'v']\n"
@@ -657,6 +662,8 @@ CI_ATTACKS: dict[str, str] = {
         "print(0)",
     ),
 }
+CI_KINDS = {"steps": CI_STEPS, **hostile_disk.CI_KINDS}
+CI_ATTACKS.update({**hostile_lending.CI_ATTACKS, **hostile_disk.CI_ATTACKS})
 
 
 def tagged_processes() -> list[str]:
@@ -680,6 +687,7 @@ class Run:
     before: dict[str, str]
     after: dict[str, str]
     strays: list[str]
+    planted: list[str] = field(default_factory=list)  # hostile_disk's copies
 
 
 def write_sets(work: Path) -> tuple[list[Path], Path]:
@@ -696,7 +704,8 @@ def write_sets(work: Path) -> tuple[list[Path], Path]:
     folder = work / "gitchameleon"
     (folder / "hidden_tests").mkdir(parents=True)
     rows, truths = [], []
-    for number, name in enumerate(GC_ATTACKS, start=1):
+    for number, (name, given) in enumerate(GC_ATTACKS.items(), start=1):
+        kind, answer = given if isinstance(given, tuple) else ("scale", given)
         example = str(900 + number)
         rows.append(
             {
@@ -709,18 +718,19 @@ def write_sets(work: Path) -> tuple[list[Path], Path]:
                 "solution": "    return np.asarray(x) * 2\n",
             }
         )
-        truths.append({"example_id": example, "answer": GC_REFERENCE})
+        truths.append({"example_id": example, "answer": GC_KINDS[kind][1]})
         (folder / "hidden_tests" / f"test_sample_{example}.py").write_text(
-            GC_TEST_OF.get(name, GC_TEST).replace("{id}", example)
+            GC_TEST_OF.get(name, GC_KINDS[kind][0]).replace("{id}", example)
         )
-        answers.append({"example_id": example, "answer": GC_ATTACKS[name]})
+        answers.append({"example_id": example, "answer": answer})
     (folder / "dataset.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / "ground_truth_solutions.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in truths)
     )
     ci_rows = []
-    for name, script in CI_ATTACKS.items():
-        ci_rows.append({"task_id": name, "steps": CI_STEPS})
+    for name, given in CI_ATTACKS.items():
+        kind, script = given if isinstance(given, tuple) else ("steps", given)
+        ci_rows.append({"task_id": name, "steps": CI_KINDS[kind]})
         answers.append({"problem_id": name, "code": script})
         answers.append({"problem_id": name + "/oracle", "code": script})
     cibench = work / "cibench.jsonl"
@@ -742,8 +752,22 @@ def bcb_task(name: str, prompt: str, body: str, tests: str) -> dict[str, str]:
     }
 
 
+@pytest.fixture(scope="module")
+def plants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hostile_disk.Plants]:
+    """Copies of the problem files (references, tests, expected outputs) where a user's
+    machine keeps them: the disk attacks look for them (tests/hostile_disk.py)."""
+    sets, _ = write_sets(tmp_path_factory.mktemp("plants"))
+    planted = hostile_disk.plant(bigcodebench=sets[0], gitchameleon=sets[1], cibench=sets[2])
+    yield planted
+    planted.remove()
+
+
 @pytest.fixture(scope="module", params=["zygote", "fresh"])
-def attacked(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Run:
+def attacked(
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+    plants: hostile_disk.Plants,
+) -> Run:
     work = tmp_path_factory.mktemp("hostile-formats")
     reason = sandbox.probe(str(work))
     if reason:
@@ -762,7 +786,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
         extras = ["requests", "pytest"]
     """)
     )
-    watched = [*sets, ROOT / "pyproject.toml", ROOT / "harness", ROOT / "tests"]
+    watched = [*sets, ROOT / "pyproject.toml", ROOT / "harness", ROOT / "tests", plants.root]
     before = snapshot(*watched)
     command = ["run"]
     for path in sets:
@@ -772,7 +796,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
         "--run-id", "attacked", "--timeout", str(TIMEOUT), "--memory-mb", "2048",
         "--no-history", "--isolation", request.param, "-j", "2",
     ]  # fmt: skip
-    proc = run_harness(*command, cwd=work, check=False)
+    proc = run_harness(*command, cwd=work, check=False, env=plants.env)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     after = snapshot(*watched)
     run = results / "attacked"
@@ -784,6 +808,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
         before,
         after,
         tagged_processes(),
+        plants.holding_the_secret(),
     )
 
 
@@ -801,6 +826,12 @@ def attack_outcomes(run: Run) -> dict[str, dict[str, object]]:
 def test_the_sandbox_and_guard_were_on(attacked: Run) -> None:
     assert attacked.executor["sandbox"] == "on"
     assert attacked.executor["guard"] is True
+
+
+def test_the_plants_were_there(attacked: Run) -> None:
+    # the disk attacks are not vacuous: every copy they look for held the secret, readable
+    # from outside the sandbox, after the run
+    assert len(attacked.planted) >= 10
 
 
 def test_every_attack_ran(attacked: Run) -> None:

@@ -11,16 +11,9 @@ decides those on data.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
 import sys
 import types
 from typing import Any, Optional
-
-# Bound once, before any test runs: a test that patches ``os.getcwd`` for the code it tests
-# must not reach the harness's own call.
-_getcwd = os.getcwd
 
 
 class SolutionStandIn:
@@ -114,22 +107,14 @@ class SolutionModule(types.ModuleType):
 
 
 def installed_module(name: str) -> Optional[types.ModuleType]:
-    """The module ``name`` in the check's process: one it has imported, or one installed
-    in the environment (its import runs the library's code, never a file the solution
-    could have written: the working directory is not on the check's path)."""
+    """The module ``name`` in the check's process, if the check has imported it already:
+    never imported because the answer named it (a module's import runs its code here, and
+    some are programs that run on import: ``numpy.f2py.__main__`` evaluates what it reads
+    from the working directory)."""
     if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
         return None
     found = sys.modules.get(name)
-    if found is not None:
-        return found
-    try:
-        spec = importlib.util.find_spec(name)
-        origin = os.path.realpath(spec.origin) if spec is not None and spec.origin else ""
-        if spec is None or origin.startswith(os.path.realpath(_getcwd()) + os.sep):
-            return None
-        return importlib.import_module(name)
-    except Exception:
-        return None
+    return found if isinstance(found, types.ModuleType) else None
 
 
 def stand_in(kind: Any, number: int, peer: Any, name: str = "") -> SolutionStandIn:

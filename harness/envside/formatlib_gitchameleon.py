@@ -11,6 +11,7 @@ GitChameleon context imports ``harness_pytest`` from here.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -84,7 +85,8 @@ def _graded_by_pytest(
     # options from the machine's environment would make this run differ from upstream's
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
         os.environ.pop(name, None)
-    plugin = _PytestParts(os.path.basename(path), pytest)
+    # (for an untrusted answer, the hidden test leaves the disk once collected)
+    plugin = _PytestParts(os.path.basename(path), pytest, path if apart is not None else "")
     args = [
         path, "-q", "--tb=short", "-c", ini, "--rootdir", folder, "--noconftest",
         # no cache to write; and warnings left to the harness, which records the
@@ -127,7 +129,8 @@ class _PytestParts:
     function (and a ``unittest.TestCase``'s ``setUp``, ``tearDown`` and subtests) is
     watched as pytest is about to call it (``witness``)."""
 
-    def __init__(self, test_file: str, pytest: Any) -> None:
+    def __init__(self, test_file: str, pytest: Any, path: str = "") -> None:
+        self.path = path  # the hidden test's file
         self.prefix = test_file + "::"
         self.parts: Dict[str, Dict[str, Any]] = {}
         self.witness = Witness()
@@ -154,6 +157,12 @@ class _PytestParts:
             item.obj = self.witness.watch_function(item.nodeid, item.obj, "the test function")
 
     def pytest_collection_finish(self, session: Any) -> None:
+        # The hidden test is in memory now: off the disk before any test runs, so that
+        # not even a test's own spy on ``open`` (``wraps=open``, lent to the answer) opens
+        # it for the answer.
+        if self.path:
+            with contextlib.suppress(OSError):
+                os.remove(self.path)
         for item in session.items:
             self.parts.setdefault(
                 item.nodeid,
