@@ -28,6 +28,7 @@ import pytest
 
 from harness.envside import sandbox
 from harness.execute import runner
+from tests import hostile_escape
 from tests.conftest import ROOT, run_harness
 
 pytestmark = pytest.mark.network
@@ -729,6 +730,7 @@ class HostileRun:
     strays: list[str]
     site: Path
     cgroups_left: list[str]  # made during the run and still there after it
+    outside: list[str]  # what reached the bystanders outside every sandbox (hostile_escape)
 
 
 class Listener:
@@ -800,6 +802,8 @@ def hostile(
         "port": str(listener.port),
     }
     chosen = attacks(paths)
+    # answers that try to get out of their process (tests/hostile_escape.py)
+    chosen += [Attack(name, code) for name, code in hostile_escape.DS_ATTACKS.items()]
     target.write_text(problem_toml(ARRAY, "result = a * 2"))
     answers = []
     for attack in chosen:
@@ -830,7 +834,9 @@ def hostile(
     cgroups_before = harness_cgroups()
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
-    proc = run_harness(
+    watch = hostile_escape.Watch()  # bystanders outside every sandbox, and the runner's keyring
+    proc = watch.call(
+        run_harness,
         "run",
         "--problems",
         str(problems),
@@ -873,6 +879,7 @@ def hostile(
         tagged_processes(),
         site,
         sorted(harness_cgroups() - cgroups_before),
+        watch.finish(),
     )
 
 
@@ -993,6 +1000,7 @@ def test_nothing_outside_the_sandbox_changed(hostile: HostileRun) -> None:
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
     assert record_mismatches(hostile.site) == []
+    assert hostile.outside == []
 
 
 def test_no_connection_reached_the_host(hostile: HostileRun) -> None:
