@@ -28,7 +28,7 @@ import pytest
 
 from harness.envside import sandbox
 from harness.execute import runner
-from tests import hostile_disk
+from tests import hostile_disk, hostile_escape
 from tests.conftest import ROOT, run_harness
 
 pytestmark = pytest.mark.network
@@ -731,6 +731,7 @@ class HostileRun:
     strays: list[str]
     site: Path
     cgroups_left: list[str]  # made during the run and still there after it
+    outside: list[str]  # what reached the bystanders outside every sandbox (hostile_escape)
     planted: list[str] = field(default_factory=list)  # hostile_disk's copies
 
 
@@ -822,6 +823,8 @@ def hostile(
     chosen += [
         Attack(n, c, hostile_disk.DS1000_CONTEXT) for n, c in hostile_disk.DS1000_ATTACKS.items()
     ]
+    # answers that try to get out of their process (tests/hostile_escape.py)
+    chosen += [Attack(name, code) for name, code in hostile_escape.DS_ATTACKS.items()]
     target.write_text(problem_toml(ARRAY, "result = a * 2"))
     answers = []
     for attack in chosen:
@@ -852,7 +855,9 @@ def hostile(
     cgroups_before = harness_cgroups()
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
-    proc = run_harness(
+    watch = hostile_escape.Watch()  # bystanders outside every sandbox, and the runner's keyring
+    proc = watch.call(
+        run_harness,
         "run",
         "--problems",
         str(problems),
@@ -896,6 +901,7 @@ def hostile(
         tagged_processes(),
         site,
         sorted(harness_cgroups() - cgroups_before),
+        watch.finish(),
         plants.holding_the_secret(),
     )
 
@@ -1025,6 +1031,7 @@ def test_nothing_outside_the_sandbox_changed(hostile: HostileRun) -> None:
     assert not HOME_FILE.exists()
     assert not TMP_FILE.exists()
     assert record_mismatches(hostile.site) == []
+    assert hostile.outside == []
 
 
 def test_no_connection_reached_the_host(hostile: HostileRun) -> None:

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from harness.envside import sandbox
-from tests import hostile_disk, hostile_exceptions, hostile_lending
+from tests import hostile_disk, hostile_escape, hostile_exceptions, hostile_lending
 from tests.conftest import ROOT, run_harness
 from tests.test_hostile import snapshot
 
@@ -530,6 +530,11 @@ BIGCODEBENCH.update(hostile_exceptions.BCB_TASKS)
 BCB_ATTACKS.update(hostile_exceptions.BCB_ATTACKS)
 GC_ATTACKS.update(hostile_exceptions.GC_ATTACKS)
 GC_TEST_OF = hostile_exceptions.GC_TEST_OF
+# answers that try to get out of their process, to the checker or the machine
+# (tests/hostile_escape.py); CIBench's below
+BCB_ATTACKS.update(hostile_escape.BCB_ATTACKS)
+GC_ATTACKS.update(hostile_escape.GC_ATTACKS)
+GC_TEST_OF = {**GC_TEST_OF, **hostile_escape.GC_TEST_OF}
 
 # -- CIBench: sessions whose steps run in the answer's process -------------------------------
 
@@ -664,6 +669,7 @@ CI_ATTACKS: dict[str, str | tuple[str, str]] = {  # a script, or (kind, script)
 }
 CI_KINDS = {"steps": CI_STEPS, **hostile_disk.CI_KINDS}
 CI_ATTACKS.update({**hostile_lending.CI_ATTACKS, **hostile_disk.CI_ATTACKS})
+CI_ATTACKS.update(hostile_escape.CI_ATTACKS)
 
 
 def tagged_processes() -> list[str]:
@@ -687,6 +693,7 @@ class Run:
     before: dict[str, str]
     after: dict[str, str]
     strays: list[str]
+    outside: list[str]  # what reached the bystanders outside every sandbox (hostile_escape)
     planted: list[str] = field(default_factory=list)  # hostile_disk's copies
 
 
@@ -796,7 +803,8 @@ def attacked(
         "--run-id", "attacked", "--timeout", str(TIMEOUT), "--memory-mb", "2048",
         "--no-history", "--isolation", request.param, "-j", "2",
     ]  # fmt: skip
-    proc = run_harness(*command, cwd=work, check=False, env=plants.env)
+    watch = hostile_escape.Watch()  # bystanders outside every sandbox, and the runner's keyring
+    proc = watch.call(run_harness, *command, cwd=work, check=False, env=plants.env)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     after = snapshot(*watched)
     run = results / "attacked"
@@ -808,6 +816,7 @@ def attacked(
         before,
         after,
         tagged_processes(),
+        watch.finish(),
         plants.holding_the_secret(),
     )
 
@@ -904,6 +913,7 @@ def test_nothing_outside_the_sandbox_changed(attacked: Run) -> None:
         if attacked.before.get(k) != attacked.after.get(k)
     }
     assert changed == set()
+    assert attacked.outside == []
     assert not (Path("/tmp") / "unittest.py").exists()
     assert not (Path("/tmp") / "conftest.py").exists()
 

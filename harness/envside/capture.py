@@ -15,7 +15,6 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import signal
 import tempfile
 import time
@@ -23,7 +22,7 @@ from typing import Any, Dict, List, TextIO
 
 from . import cibench_cells, sandbox
 from .formatlib import harness_run_cell
-from .processes import fork
+from .processes import fork, remove_tree
 
 Json = Dict[str, Any]
 
@@ -93,7 +92,7 @@ def _one(session: Json, timeout: float) -> Json:
     finally:
         os.close(read_fd)
         os.waitpid(pid, 0)
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
     try:
         result = json.loads(b"".join(chunks).decode())
     except ValueError:

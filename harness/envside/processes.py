@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import signal
+import subprocess
 import sys
 import time
 from typing import Callable, Iterator, Sequence
@@ -94,6 +96,26 @@ class PidNamespace:
 
 def _keep() -> None:  # pragma: no cover - the keeper, pid 1 of its namespace
     sandbox.hold_namespace()
+
+
+def remove_tree(path: str) -> None:
+    """Remove an execution's working directory, however deep what its program left there
+    (``shutil.rmtree`` recurses: a tree of a few thousand levels raised RecursionError in
+    the worker, which ended it); what it leaves goes with ``rm -rf``, and a failure here
+    never ends the worker."""
+    with contextlib.suppress(Exception):
+        shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        remover = shutil.which("rm") or "/bin/rm"
+        with contextlib.suppress(Exception):
+            subprocess.run(
+                [remover, "-rf", "--one-file-system", "--", path],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=300,
+                check=False,
+            )
 
 
 def exit_watch(pid: int) -> int | None:

@@ -112,6 +112,7 @@ def enter(
     if not joined:
         with contextlib.suppress(OSError):
             _loopback_up()
+    own_keyring()
     view.enter(workdir, tmp_mb, proc="own" if own_proc else "bind", devices=not machine_root)
     if machine_root:
         _minimal_dev()
@@ -137,17 +138,30 @@ def enter(
     os.chdir(workdir)
 
 
-def user_namespace(flags: int = 0) -> None:
-    """Become root in a new user namespace (with ``flags``' other namespaces), mapped to
-    ourselves outside: what an unprivileged process may make namespaces through."""
+def user_namespace(flags: int = 0, root: bool = True) -> None:
+    """Become root (``root``; else ourselves) in a new user namespace (with ``flags``'
+    other namespaces), mapped to ourselves outside: what an unprivileged process may make
+    namespaces through."""
     uid, gid = os.getuid(), os.getgid()
     _check(libc().unshare(CLONE_NEWUSER | flags), "unshare")
     with open("/proc/self/setgroups", "w") as fh:
         fh.write("deny")
     with open("/proc/self/uid_map", "w") as fh:
-        fh.write("0 %d 1" % uid)
+        fh.write("%d %d 1" % (0 if root else uid, uid))
     with open("/proc/self/gid_map", "w") as fh:
-        fh.write("0 %d 1" % gid)
+        fh.write("%d %d 1" % (0 if root else gid, gid))
+
+
+_KEYCTL = {"x86_64": 250, "aarch64": 219}  # syscall numbers (glibc has no wrapper)
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def own_keyring() -> None:
+    """A new, empty session keyring of this process's own: the kernel's keys of whoever
+    started the run (a service's session keyring, its credentials) are out of reach."""
+    number = _KEYCTL.get(platform.machine())
+    if number is None or libc().syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        raise SandboxError(ctypes.get_errno(), "a session keyring of its own")
 
 
 def _in_user_namespace() -> bool:
@@ -267,6 +281,7 @@ def into_own_pid_namespace() -> None:
     pid = os.fork()
     if pid == 0:
         die_with_parent(parent)
+        os.setpgid(0, 0)  # kill(0, …) reaches what it starts, never the process waiting for it
         return
     os.closerange(3, 1 << 16)  # the request socket is the child's: closed when it ends
     while True:
@@ -359,6 +374,11 @@ def drop_privileges(become: int | None = None) -> None:
     c.prctl(PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)
     if become is not None:
         _become(become)  # (the securebits keep the capabilities: the capset clears them)
+        # and a user namespace of its own, as that user still: the kernel keeps a user's
+        # keyring per user namespace, so no other process of that user (another answer)
+        # shares one with it (dumpable just long enough to write the maps)
+        _check(c.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        user_namespace(root=False)
     number = _CAPSET.get(platform.machine())
     if number is None:
         raise SandboxError(0, "cannot drop capabilities on %s" % platform.machine())

@@ -94,6 +94,7 @@ def main(fd: int, config: Json) -> None:
         if config.get("own_pid"):
             # a new interpreter its checker started: first a pid namespace of its own
             sandbox.into_own_pid_namespace()
+        sandbox.own_keyring()  # (not even its checker's)
         if config.get("cover_tmp"):
             # a new interpreter the checker started shares its mounts: the checker's /tmp
             # (where a check keeps its test files) is covered by one of this process's own

@@ -21,7 +21,6 @@ import json
 import os
 import select
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from . import clock, phases
 from .execution import execute, prepare, report, reset_after_fork
-from .processes import PidNamespace, exit_watch, fork, reap_strays
+from .processes import PidNamespace, exit_watch, fork, reap_strays, remove_tree
 from .protocol import (
     CRASH,
     LAUNCHER,
@@ -211,7 +210,7 @@ class _Spare:
         for fd in self.fds():
             with contextlib.suppress(OSError):
                 os.close(fd)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        remove_tree(self.workdir)
 
 
 class Supervisor:
@@ -303,7 +302,7 @@ class Supervisor:
 
     def _remove_workdirs(self) -> None:
         for workdir in self._removals:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_tree(workdir)
         del self._removals[:]
 
     def _spawn_fresh(self, payload: Json, workdir: str, timeout: float) -> _Child:

@@ -1,0 +1,33 @@
+"""How the env side forks and cleans up (harness/envside/processes.py), with real processes
+and real files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.envside import processes
+
+
+def test_a_working_directory_is_removed_however_deep_its_tree(tmp_path: Path) -> None:
+    # deeper than shutil.rmtree's recursion reaches before Python 3.12 (RecursionError in
+    # the worker ended it, and the next execution with it)
+    root = tmp_path / "harness_exec_deep"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(3000):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("leaf", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    finally:
+        os.close(fd)
+    processes.remove_tree(str(root))
+    assert not root.exists()
+
+
+def test_removing_what_is_not_there_is_no_error(tmp_path: Path) -> None:
+    processes.remove_tree(str(tmp_path / "never-made"))
+    assert list(tmp_path.iterdir()) == []
