@@ -1,11 +1,15 @@
-"""The sandbox of an execution: namespaces, read-only mounts, cgroups, limits.
+"""The sandbox of an execution: namespaces, its filesystem, limits, and its checker confined.
 
 Runs under the combo's interpreter (standard library only, Linux, Python 3.8+). The
-execution's process gets its own mount, network, IPC and UTS namespaces. Its
-filesystem is the host's, read-only, except its temporary working directory and a
-private ``/dev/shm``; it has no network interface but a loopback that is down. Root
-creates the namespaces directly; anyone else through a user namespace, where the kernel
-allows it. Untrusted solutions go further, in a child of their own (``guard``).
+execution's process gets its own mount, network, IPC and UTS namespaces and a session
+keyring of its own; its filesystem is a new root built from what it may see (``view``),
+read-only but its working directory and its own ``/tmp``; its network is a loopback of
+its own. Root creates the namespaces directly; anyone else through a user namespace,
+where the kernel allows it. The execution's process, the checker, is then confined
+(``confine_checker``): not the machine's root, no capability on the machine, not
+dumpable. Untrusted solutions go further, in a process of their own (``guard``), which
+drops every capability and, where the harness runs as root, becomes the unprivileged
+user in a user namespace of its own (``drop_privileges``).
 """
 
 from __future__ import annotations
