@@ -11,7 +11,11 @@ decides those on data.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
 import sys
+import sysconfig
 import types
 from typing import Any, Optional
 
@@ -107,14 +111,51 @@ class SolutionModule(types.ModuleType):
 
 
 def installed_module(name: str) -> Optional[types.ModuleType]:
-    """The module ``name`` in the check's process, if the check has imported it already:
-    never imported because the answer named it (a module's import runs its code here, and
-    some are programs that run on import: ``numpy.f2py.__main__`` evaluates what it reads
-    from the working directory)."""
+    """The module ``name`` in the check's process: one it has imported already, else a
+    public module of Python's standard library or of the environment's installed
+    libraries, imported from where it is installed.
+
+    Admitted by what it is: every part of its name public (a package's ``__main__`` is a
+    program, not a library: ``numpy.f2py.__main__`` evaluates what it reads from the working
+    directory as it is imported), and each package on the way found in the interpreter's
+    standard library or site-packages, read-only in the sandbox: never a file the answer
+    could have written."""
     if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
         return None
     found = sys.modules.get(name)
+    if found is not None or any(part.startswith("_") for part in name.split(".")):
+        return found if isinstance(found, types.ModuleType) else None
+    parts = name.split(".")
+    try:
+        for end in range(1, len(parts) + 1):
+            step = ".".join(parts[:end])
+            if step not in sys.modules:
+                spec = importlib.util.find_spec(step)
+                if spec is None or not _installed(spec):
+                    return None
+            importlib.import_module(step)
+    except Exception:
+        return None
+    found = sys.modules.get(name)
     return found if isinstance(found, types.ModuleType) else None
+
+
+def _installed(spec: Any) -> bool:
+    """Whether the module ``spec`` finds lies in the standard library or site-packages."""
+    if spec.origin in ("built-in", "frozen"):
+        return True
+    places = [spec.origin] if spec.has_location and spec.origin else []
+    places += list(spec.submodule_search_locations or [])
+    roots = _installed_roots()
+    return bool(places) and all(
+        any(os.path.realpath(p).startswith(root) for root in roots) for p in places
+    )
+
+
+def _installed_roots() -> list[str]:
+    names = ("stdlib", "platstdlib", "purelib", "platlib")
+    found = {sysconfig.get_paths().get(n) for n in names}
+    return [os.path.realpath(f) + os.sep for f in found if f]
 
 
 def stand_in(kind: Any, number: int, peer: Any, name: str = "") -> SolutionStandIn:
