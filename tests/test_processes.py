@@ -4,7 +4,10 @@ and real files."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+import pytest
 
 from harness.envside import processes
 
@@ -31,3 +34,14 @@ def test_a_working_directory_is_removed_however_deep_its_tree(tmp_path: Path) ->
 def test_removing_what_is_not_there_is_no_error(tmp_path: Path) -> None:
     processes.remove_tree(str(tmp_path / "never-made"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_executions_find_the_combos_python_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a test that runs ``python script.py`` gets the combo's interpreter, which the sandbox
+    # shows, whatever the machine's PATH named first
+    monkeypatch.setenv("PATH", f"/somewhere/else/bin{os.pathsep}/usr/bin")
+    monkeypatch.setenv("PYTHONPATH", "/redirected")
+    env = processes.child_environment()
+    own = str(Path(sys.executable).parent)
+    assert env["PATH"].split(os.pathsep) == [own, "/somewhere/else/bin", "/usr/bin"]
+    assert "PYTHONPATH" not in env

@@ -167,9 +167,15 @@ _ENVIRONMENT = {
 
 
 def child_environment() -> dict[str, str]:
-    """The environment executions see: ours, minus anything that redirects Python."""
+    """The environment executions see: ours, minus anything that redirects Python, with
+    the combo's own ``bin`` first on PATH, as an activated environment has it: a test that
+    runs ``python script.py`` (BigCodeBench's do) runs the combo's interpreter, which the
+    sandbox shows, not whichever ``python`` the machine's PATH named first."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(_ENVIRONMENT)
+    own = os.path.dirname(sys.executable)
+    rest = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and p != own]
+    env["PATH"] = os.pathsep.join([own, *rest])
     return env
 
 
