@@ -16,7 +16,6 @@ of AFTER to BEFORE, and every execution whose status differs between them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -25,9 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from guard import DATA, LIBRARIES, outcomes
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "ds1000"
-LIBRARIES = ("Pandas", "Numpy", "Matplotlib", "Tensorflow", "Scipy", "Sklearn", "Pytorch")
 
 
 def checkout(revision: str, into: Path) -> Path:
@@ -57,11 +56,6 @@ def run(tree: Path, args: argparse.Namespace, results: Path, run_id: str, librar
     start = time.perf_counter()
     subprocess.run(command, cwd=tree, env=environ, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
-
-
-def outcomes(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
-    return {(r["problem_id"], r["source"]): r for r in rows}
 
 
 def main() -> int:
