@@ -67,10 +67,11 @@ def run_batch_info(
     **options: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     requires = options.pop("requires", [])
+    preload = options.pop("preload", [])
     batch = {
         "protocol": protocol.PROTOCOL,
         "options": {"jobs": 2, "timeout": 10, "isolation": ISOLATION, **options},
-        "problems": {"p": {"context": context, "requires": requires}},
+        "problems": {"p": {"context": context, "requires": requires, "preload": preload}},
         "executions": [
             {"problem": "p", "solution": s, "trusted": TRUSTED if trusted is None else trusted}
             for s in solutions
@@ -404,6 +405,22 @@ def test_zygote_preloads_what_problems_import(tmp_path: Path) -> None:
         assert zygote["preloaded"] == ["xml.dom.minidom", "email", "email.message"]
     else:
         assert info["zygotes"] == []
+        assert info["preloaded"] == []
+
+
+def test_zygote_preloads_what_the_reference_imports_for_answers_alone(tmp_path: Path) -> None:
+    # a run whose references ran while its admission was measured sends the answers
+    # alone: the zygote (and the template their processes fork from) still imports what
+    # the problem's reference names, or each answer would import its libraries itself
+    answer = "import csv, sys\nresult = 3 if 'csv' in sys.modules else 0"
+    outcomes, info = run_batch_info(
+        tmp_path, [answer], trusted=False, preload=["csv", "xml.dom.minidom"]
+    )
+    assert [o["status"] for o in outcomes] == ["pass"]
+    if ISOLATION == "zygote":
+        (zygote,) = info["zygotes"]
+        assert {"csv", "xml.dom.minidom"} <= set(zygote["preloaded"])
+    else:
         assert info["preloaded"] == []
 
 

@@ -13,7 +13,7 @@ import stat
 import sys
 import tempfile
 import textwrap
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,17 @@ def test_pair(
     expected: list[tuple[str, str, int]],
 ) -> None:
     assert ids(pair(problems, solutions, repeat)) == expected
+
+
+def test_the_batch_names_what_each_reference_imports_for_the_zygote() -> None:
+    # the answers may run without their reference (it ran while admission was measured):
+    # the modules its reference imports still reach the zygote, named by the host
+    with_imports = replace(
+        problem("p/imports"), reference_code="import numpy as np\nfrom scipy import stats\n"
+    )
+    batch = make_batch([Execution(with_imports, MODEL1)], RunOptions())
+    assert batch.problems["p/imports"].preload == ("numpy", "scipy", "scipy.stats")
+    assert batch.executions[0].trusted is False
 
 
 def test_the_batch_states_each_problem_once_and_trusts_no_model() -> None:

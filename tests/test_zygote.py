@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from harness.envside import zygote
+from harness.envside import protocol, zygote
 
 
 def test_pyplot_backend_is_started_once_before_forking(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,4 +39,4 @@ def test_no_pyplot_no_import(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_imports_in_finds_submodules_and_code_strings() -> None:
     code = 'from a.b import c, d as e\nimport x.y, z\nexec_context = """\nimport q\n"""\n'
-    assert zygote.imports_in(code) == ["a.b", "a.b.c", "a.b.d", "x.y", "z", "q"]
+    assert protocol.imports_in(code) == ["a.b", "a.b.c", "a.b.d", "x.y", "z", "q"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import signal
 import types
 from dataclasses import dataclass, field
@@ -76,6 +77,37 @@ ISOLATIONS = ("zygote", "fresh")
 MAX_WARNINGS = 100
 MAX_MESSAGE = 2000
 MAX_TRACEBACK = 3000
+
+
+# An import statement at the start of a line (also inside a code string). Here, not in
+# the zygote: the host names what a problem's reference imports with it (``ProblemSpec``).
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([\w, \t]+)|import[ \t]+([\w., \t]+))",
+    re.MULTILINE,
+)
+
+
+def imports_in(code: str) -> list[str]:
+    """Dotted module names a piece of code imports, including inside code strings.
+
+    ``from a.b import c`` yields ``a.b`` and ``a.b.c``: ``c`` may be a submodule,
+    which importing ``a.b`` alone would not load.
+    """
+    found: list[str] = []
+    for match in _IMPORT_LINE.finditer(code):
+        if match.group(1):
+            found.append(match.group(1))
+            for imported in match.group(2).split(","):
+                words = imported.split()  # "c" or "c as d"
+                name = words[0] if words else ""
+                if name.isidentifier():
+                    found.append(match.group(1) + "." + name)
+        else:
+            for part in match.group(3).split(","):
+                words = part.split()
+                if words and all(p.isidentifier() for p in words[0].split(".")):
+                    found.append(words[0])
+    return list(dict.fromkeys(found))
 
 
 class ProtocolError(ValueError):
@@ -303,6 +335,11 @@ class ProblemSpec(_Schema):
     library: str = field(default="", metadata=_reads(_text))  # a zygote per library
     # why its untrusted answers are graded in their own process ("" when they cross)
     in_process: str = field(default="", metadata=_reads(_text))
+    # what its reference imports (trusted: the problem's own), for the zygote to import
+    # once, whether or not the reference runs in this batch (a run that graded the
+    # references while measuring admission sends only the answers; without these, each
+    # answer's process would import its libraries itself)
+    preload: tuple[str, ...] = field(default=(), metadata=_reads(_texts))
 
 
 @dataclass(frozen=True)

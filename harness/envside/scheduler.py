@@ -41,11 +41,12 @@ from .protocol import (
     Zygote,
     describe_exit,
     exit_code,
+    imports_in,
     outcome_line,
 )
 from .supervisor import Emit, Supervisor
 from .wire import JsonLines, read_exactly
-from .zygote import FORK_PROBES, fork_probe, imports_in, preload, warm_pyplot, warm_reseeding
+from .zygote import FORK_PROBES, fork_probe, preload, warm_pyplot, warm_reseeding
 
 # Libraries that never share a zygote: each carries native runtimes (LLVM, protobuf,
 # thread pools) that clash when both are loaded into one process, which a fresh
@@ -108,7 +109,9 @@ class Scheduler:
         """Import what the queued problems import, then check each heavy library forks."""
         wanted: list[str] = []
         for problem_id in dict.fromkeys(spec.problem for _, spec in queue):
-            wanted.extend(imports_in(self.batch.problems[problem_id].context))
+            problem = self.batch.problems[problem_id]
+            wanted.extend(imports_in(problem.context))
+            wanted.extend(problem.preload)
         for _, spec in queue:
             if spec.trusted:
                 wanted.extend(imports_in(spec.solution))

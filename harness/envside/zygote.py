@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import sys
 import time
@@ -14,34 +13,6 @@ import warnings
 from .execution import reset_after_fork
 from .processes import fork
 from .protocol import describe_exit, exit_code, qualified
-
-_IMPORT_LINE = re.compile(
-    r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([\w, \t]+)|import[ \t]+([\w., \t]+))",
-    re.MULTILINE,
-)
-
-
-def imports_in(code: str) -> list[str]:
-    """Dotted module names a piece of code imports, including inside code strings.
-
-    ``from a.b import c`` yields ``a.b`` and ``a.b.c``: ``c`` may be a submodule,
-    which importing ``a.b`` alone would not load.
-    """
-    found: list[str] = []
-    for match in _IMPORT_LINE.finditer(code):
-        if match.group(1):
-            found.append(match.group(1))
-            for imported in match.group(2).split(","):
-                words = imported.split()  # "c" or "c as d"
-                name = words[0] if words else ""
-                if name.isidentifier():
-                    found.append(match.group(1) + "." + name)
-        else:
-            for part in match.group(3).split(","):
-                words = part.split()
-                if words and all(p.isidentifier() for p in words[0].split(".")):
-                    found.append(words[0])
-    return list(dict.fromkeys(found))
 
 
 def preload(modules: list[str]) -> tuple[list[str], dict[str, str]]:

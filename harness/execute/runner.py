@@ -126,6 +126,7 @@ def make_batch(executions: Sequence[Execution], options: RunOptions) -> protocol
                 requires=tuple(m for m in e.problem.requires if m not in REMOVED_STDLIB),
                 library=e.problem.library,
                 in_process=in_process.get(e.problem.id, ""),
+                preload=tuple(protocol.imports_in(e.problem.reference_code)),
             )
     return protocol.Batch(
         protocol=protocol.PROTOCOL,
