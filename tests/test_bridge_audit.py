@@ -2,8 +2,8 @@
 
 For every kind of object a test may lend (mocks of every flavour, ``mock_open``'s handle,
 streams, a real open file, callbacks and closures, the test's classes and their instances,
-a ``TestCase``, generators, bound methods, library objects that will not pickle), the
-audit asks what the answer's process can ask through its handle — every operation a
+a ``TestCase``, generators, bound methods, a connected socket, a database cursor, library
+objects that will not pickle), the audit asks what the answer's process can ask through its handle — every operation a
 stand-in forwards, every attribute name the object, its class or a list of the names
 attacks use reach for, calls with a few arguments, iteration, ``with``, setting every
 public name to the answer's code — and sends each result back as the checker would
@@ -127,6 +127,7 @@ def corpus(folder: Path) -> dict[str, Any]:
     stream = (folder / "real.txt").open("w+", encoding="utf-8")
     stream.write("line\n")
     stream.seek(0)
+    ends = __import__("socket").socketpair()
     return {
         "MagicMock": mock.MagicMock(),
         "Mock": mock.Mock(),
@@ -151,6 +152,9 @@ def corpus(folder: Path) -> dict[str, Any]:
         "container method": [1, 2].append,
         "generator": t["generator"](),
         "sqlite connection": __import__("sqlite3").connect(":memory:"),
+        "sqlite cursor": __import__("sqlite3").connect(":memory:").cursor(),
+        "connected socket": ends[0],
+        "its other end": ends[1],
         "csv writer": __import__("csv").writer(io.StringIO()),
     }
 
@@ -329,7 +333,8 @@ def audit_apart(name: str, folder: Path) -> Audit:
 def audited() -> Iterator[dict[str, Audit]]:
     with tempfile.TemporaryDirectory() as folder:
         objects = corpus(Path(folder))
-        objects["real file"].close()
+        for name in ("real file", "connected socket", "its other end"):
+            objects[name].close()  # (each audit makes its own, in its child)
         yield {name: audit_apart(name, Path(folder)) for name in objects}
 
 

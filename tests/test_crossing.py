@@ -267,6 +267,62 @@ class TestCases(unittest.TestCase):
         self.assertEqual(table, {'name': 'x', 'total': 15})
 """,
     ),
+    # a connection the test opened, used by its data methods (BigCodeBench/1038's shape)
+    "lent-socket": (
+        "import json\ndef task_func(client_socket):\n",
+        (
+            "    client_socket.send(json.dumps({'message': 'Hello'}).encode())\n"
+            "    client_socket.close()\n"
+        ),
+        """
+import socket
+import threading
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_reply(self):
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        replies = []
+
+        def client():
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                sock.connect(server.getsockname())
+                replies.append(sock.recv(1024).decode())
+
+        thread = threading.Thread(target=client)
+        thread.start()
+        connection, _ = server.accept()
+        task_func(connection)
+        thread.join()
+        server.close()
+        self.assertIn("Hello", replies[0])
+""",
+    ),
+    # a database cursor the test made, used by its SQL (BigCodeBench/1131's shape)
+    "lent-cursor": (
+        "def task_func(cursor):\n",
+        (
+            "    cursor.execute('SELECT id FROM users')\n    ids = [row[0] for row in cursor.fetchall()]\n"
+            "    for i in ids:\n        cursor.execute(f'UPDATE users SET name = upper(name) WHERE id = {i}')\n"
+            "    return len(ids)\n"
+        ),
+        """
+import sqlite3
+import unittest
+
+class TestCases(unittest.TestCase):
+    def test_update(self):
+        connection = sqlite3.connect(":memory:")
+        cursor = connection.cursor()
+        cursor.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+        cursor.executemany("INSERT INTO users (name) VALUES (?)", [("a",), ("b",)])
+        self.assertEqual(task_func(cursor), 2)
+        cursor.execute("SELECT name FROM users ORDER BY id")
+        self.assertEqual(cursor.fetchall(), [("A",), ("B",)])
+""",
+    ),
     # upstream runs answer and tests in one module: what the tests import, the answer sees
     "the-tests-imports": (
         "def task_func(rows):\n",

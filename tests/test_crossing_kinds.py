@@ -9,6 +9,7 @@ rules one by one.
 from __future__ import annotations
 
 import io
+import socket
 import sqlite3
 import unittest
 from typing import Any
@@ -18,13 +19,17 @@ import pytest
 
 from harness.envside.crossing_kinds import (
     CALLABLE,
+    CURSOR,
     INSTANCE,
     ITERATOR,
     METHOD,
     MOCK,
+    SOCKET,
     STREAM,
+    NotLendableError,
     kind_of,
     perform,
+    prepare,
 )
 
 
@@ -232,3 +237,56 @@ def test_a_method_a_tests_class_inherits_from_a_library_is_not_lent() -> None:
 
     Table.__module__ = "__test__"
     assert perform(Table(a=1), INSTANCE, "getattr", "keys", (), {})() == {"a": 1}.keys()
+
+
+def test_a_socket_is_lent_by_its_data_methods_alone() -> None:
+    mine, theirs = socket.socketpair()
+    try:
+        assert kind_of(mine) == SOCKET
+        send = perform(mine, SOCKET, "getattr", "send", (), {})
+        assert kind_of(send, lambda owner: SOCKET if owner is mine else "") == METHOD
+        assert send(b"hello") == 5
+        assert theirs.recv(16) == b"hello"
+        # never what would pass a descriptor, duplicate the socket or reach its internals
+        for name in ("sendmsg", "recvmsg", "dup", "detach", "makefile", "fileno", "_sock"):
+            with pytest.raises(AttributeError):
+                perform(mine, SOCKET, "getattr", name, (), {})
+        for operation in ("call", "setattr", "iter", "getitem"):
+            with pytest.raises(TypeError):
+                perform(mine, SOCKET, operation, "x", (1,), {})
+    finally:
+        mine.close()
+        theirs.close()
+
+
+def test_a_cursor_runs_sql_on_its_own_databases_alone(tmp_path: Any) -> None:
+    connection = sqlite3.connect(":memory:")
+    cursor = connection.cursor()
+    cursor.execute("CREATE TABLE t (x INTEGER)")
+    assert kind_of(cursor) == CURSOR
+    prepare(cursor, CURSOR)
+    execute = perform(cursor, CURSOR, "getattr", "execute", (), {})
+    assert execute("INSERT INTO t VALUES (1)") is cursor
+    assert perform(cursor, CURSOR, "iter", None, (), {}) is cursor
+    execute("SELECT x FROM t")
+    assert perform(cursor, CURSOR, "getattr", "fetchall", (), {})() == [(1,)]
+    execute("PRAGMA table_info(t)")  # asking about the schema
+    # its connection (whose methods load code) is out of reach
+    for name in ("connection", "row_factory", "setinputsizes"):
+        with pytest.raises(AttributeError):
+            perform(cursor, CURSOR, "getattr", name, (), {})
+    # and its SQL reaches no other file: no attaching, no writing a copy elsewhere
+    target = tmp_path / "copy.db"
+    for sql in (
+        f"ATTACH DATABASE '{target}' AS other",
+        f"VACUUM INTO '{target}'",
+        "PRAGMA journal_mode = WAL",
+        "SELECT load_extension('/nowhere')",
+    ):
+        with pytest.raises(sqlite3.Error):
+            execute(sql)
+    assert not target.exists()
+    connection.close()
+    # a cursor whose connection is closed cannot be limited: it is not lent
+    with pytest.raises(NotLendableError):
+        prepare(cursor, CURSOR)

@@ -27,7 +27,13 @@ from pathlib import Path
 import pytest
 
 from harness.envside import sandbox
-from tests import hostile_disk, hostile_escape, hostile_exceptions, hostile_lending
+from tests import (
+    hostile_disk,
+    hostile_escape,
+    hostile_exceptions,
+    hostile_lending,
+    hostile_library_loans,
+)
 from tests.conftest import ROOT, run_harness
 from tests.test_hostile import snapshot
 
@@ -182,7 +188,9 @@ BIGCODEBENCH = {
     "file": (FILE_PROMPT, FILE_BODY, FILE_TESTS),
     "print": (PRINT_PROMPT, PRINT_BODY, PRINT_TESTS),
 }
-BIGCODEBENCH.update({**hostile_lending.BCB_KINDS, **hostile_disk.BCB_KINDS})
+BIGCODEBENCH.update(
+    {**hostile_lending.BCB_KINDS, **hostile_disk.BCB_KINDS, **hostile_library_loans.BCB_KINDS}
+)
 
 # what every hostile answer may use to find things to read or write: every file it can
 # see whose text holds a marker of the tests (the check's own source would)
@@ -397,6 +405,7 @@ BCB_ATTACKS: dict[str, tuple[str, str]] = {
     ),
 }
 BCB_ATTACKS.update({**hostile_lending.BCB_ATTACKS, **hostile_disk.BCB_ATTACKS})
+BCB_ATTACKS.update(hostile_library_loans.BCB_ATTACKS)
 
 # -- GitChameleon: pytest files that import the answer's module ----------------------------
 

@@ -14,7 +14,12 @@ the check's object (``crossing_lending``). Lending is default-deny, by kind:
   behaviour by that name;
 - a **callable** (a function, lambda or class of the test's) and a **method** bound to
   something lent or to a container of the test's: calls only;
-- an **iterator** (a generator, or what iterating a loan gave): its items, one by one.
+- an **iterator** (a generator, or what iterating a loan gave): its items, one by one;
+- a **socket** (``socket.socket``: a connection the test opened to its own server or
+  client): its data methods alone (``send``, ``recv``, ``close``… ``LIBRARY_METHODS``);
+- a **cursor** (``sqlite3.Cursor``): its SQL methods, rows and iteration alone, never its
+  ``connection``; the connection behind it loads no extension and attaches no other
+  database once it is lent (``prepare``).
 
 Whatever an operation gives back is sent by value, or lent as one of these kinds; what
 is neither (a frame, code, a module, function globals, builtins, a dict of the
@@ -35,11 +40,56 @@ import operator
 import os
 import sys
 import types
-from typing import Any, Callable, Dict, FrozenSet
+from typing import Any, Callable, Dict, FrozenSet, Tuple
 
 MOCK, STREAM, INSTANCE = "mock", "stream", "instance"
 CALLABLE, METHOD, ITERATOR = "callable", "method", "iterator"
-KINDS = (MOCK, STREAM, INSTANCE, CALLABLE, METHOD, ITERATOR)
+SOCKET, CURSOR = "socket", "cursor"
+KINDS = (MOCK, STREAM, INSTANCE, CALLABLE, METHOD, ITERATOR, SOCKET, CURSOR)
+
+# A library's objects a test hands the answer to use, not to copy, by kind: (module,
+# class), and the only attributes an answer may ask of one. Each is what the test's use
+# needs, data in and data out (or the object itself again: ``cursor.execute`` returns
+# it); nothing that reaches further (a cursor's ``connection``, whose public methods
+# would load code into the checker; a socket's ``sendmsg``, which passes descriptors).
+LIBRARY_CLASSES: Dict[str, Tuple[str, str]] = {
+    SOCKET: ("socket", "socket"),
+    CURSOR: ("sqlite3", "Cursor"),
+}
+LIBRARY_METHODS: Dict[str, FrozenSet[str]] = {
+    SOCKET: frozenset(
+        [
+            "send",
+            "sendall",
+            "sendto",
+            "recv",
+            "recvfrom",
+            "close",
+            "shutdown",
+            "settimeout",
+            "gettimeout",
+            "setblocking",
+            "getblocking",
+            "getpeername",
+            "getsockname",
+        ]
+    ),
+    CURSOR: frozenset(
+        [
+            "execute",
+            "executemany",
+            "executescript",
+            "fetchone",
+            "fetchmany",
+            "fetchall",
+            "close",
+            "rowcount",
+            "lastrowid",
+            "description",
+            "arraysize",
+        ]
+    ),
+}
 
 # The modules a check's tests live in (their classes and functions cannot be found by name
 # in the solution's process, where the same name is the solution's module).
@@ -99,7 +149,81 @@ def kind_of(obj: Any, owner_kind: Callable[[Any], str] = lambda _owner: "") -> s
         return "" if findable(obj) else CALLABLE
     if type(obj).__module__ in TEST_MODULES:
         return INSTANCE  # an instance of a class the test defined
+    return library_kind(obj)
+
+
+def library_kind(obj: Any) -> str:
+    """The kind of a library's object lent by its methods alone ('' for none): looked
+    up among the modules already imported (a test that opened a socket imported
+    ``socket``)."""
+    for kind, (module, name) in LIBRARY_CLASSES.items():
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type) and isinstance(obj, cls):
+            return kind
     return ""
+
+
+# What the SQL of a lent cursor may do, by SQLite's authorizer action codes (its C API's,
+# the same in every release; older Pythons do not name them all): read and change the
+# connection's own databases, their tables, indexes, views and triggers. Not attach
+# another database file (``ATTACH``, and ``VACUUM INTO``, which attaches one to write it)
+# nor a virtual table's module; a pragma only to ask about the schema (``SQL_PRAGMAS``).
+SQL_ACTIONS = frozenset(
+    {
+        *range(1, 19),  # CREATE_INDEX … DROP_VIEW (1–17), INSERT (18)
+        20,  # READ
+        21,  # SELECT
+        22,  # TRANSACTION
+        23,  # UPDATE
+        26,  # ALTER_TABLE
+        27,  # REINDEX
+        28,  # ANALYZE
+        31,  # FUNCTION
+        32,  # SAVEPOINT
+        33,  # RECURSIVE
+    }
+)
+SQL_PRAGMA, SQL_OK, SQL_DENY = 19, 0, 1
+SQL_PRAGMAS = frozenset(
+    [
+        "table_info",
+        "table_xinfo",
+        "table_list",
+        "index_list",
+        "index_info",
+        "index_xinfo",
+        "foreign_key_list",
+        "foreign_key_check",
+        "integrity_check",
+        "quick_check",
+        "user_version",
+    ]
+)
+
+
+def prepare(obj: Any, kind: str) -> None:
+    """Before ``obj`` is first lent as ``kind``: take from what stands behind it the
+    capabilities its methods would otherwise hand the answer beyond the object itself.
+    A cursor's SQL runs on its connection: that connection then loads no extension (code,
+    into the checker, where the test enabled it), and its SQL does only what
+    ``SQL_ACTIONS`` names (a test that needs more fails with its reference too, and its
+    task is graded in the answer's process). Where that cannot be done, nothing is lent."""
+    if kind != CURSOR:
+        return
+    sqlite3 = sys.modules["sqlite3"]
+
+    def authorize(action: int, first: Any, *_rest: Any) -> int:
+        if action in SQL_ACTIONS or (action == SQL_PRAGMA and first in SQL_PRAGMAS):
+            return SQL_OK
+        return SQL_DENY
+
+    try:
+        connection = obj.connection
+        if hasattr(connection, "enable_load_extension"):
+            connection.enable_load_extension(False)
+        connection.set_authorizer(authorize)
+    except sqlite3.Error as exc:
+        raise NotLendableError("a cursor whose connection cannot be limited: %s" % exc) from None
 
 
 # -- what the solution may do with a loan -------------------------------------------------
@@ -156,6 +280,8 @@ CAPABILITIES: Dict[str, FrozenSet[str]] = {
     CALLABLE: _SHOWN | {"call"},
     METHOD: _SHOWN | {"call"},
     ITERATOR: _SHOWN | {"iter", "next"},
+    SOCKET: _SHOWN | {"getattr", "enter", "exit"},
+    CURSOR: _SHOWN | {"getattr", "iter", "next"},
 }
 
 
@@ -185,6 +311,12 @@ def reachable(obj: Any, kind: str, name: Any) -> str:
         return ""
     if name.startswith("_"):
         return "only the public attributes of what the check lent are in reach (not %s)" % name
+    if kind in LIBRARY_METHODS and name not in LIBRARY_METHODS[kind]:
+        return "a %s the check lent lends %s only (not %s)" % (
+            kind,
+            ", ".join(sorted(LIBRARY_METHODS[kind])),
+            name,
+        )
     return ""
 
 

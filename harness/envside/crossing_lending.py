@@ -37,6 +37,7 @@ from .crossing_kinds import (
     findable,
     is_mock,
     kind_of,
+    prepare,
 )
 from .crossing_standins import SolutionStandIn
 
@@ -70,6 +71,7 @@ class Lent:
     def lend(self, obj: Any, kind: str = "") -> int:
         number = self.numbers.get(id(obj))
         if number is None or self.objects.get(number) is not obj:
+            prepare(obj, kind)
             number = len(self.objects) + 1
             self.objects[number] = obj
             self.numbers[id(obj)] = number
