@@ -6,6 +6,7 @@ The module is standard library only; these tests run both sides in this process.
 from __future__ import annotations
 
 import operator
+import os
 import sys
 from pathlib import Path
 
@@ -44,3 +45,26 @@ def test_a_module_the_answer_names_is_a_public_installed_one(
     assert "planted_by_the_answer" not in sys.modules
     assert crossing_standins.installed_module("no_such_module_anywhere") is None
     assert crossing_standins.installed_module("os.path; import x") is None
+
+
+def test_a_module_imported_on_the_answers_word_reads_nothing_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # matplotlib reads ./matplotlibrc as it is imported: a file the answer could have
+    # written in the working directory it shares with the check
+    site, work = tmp_path / "site", tmp_path / "work"
+    site.mkdir()
+    work.mkdir()
+    (work / "settings.rc").write_text("planted\n")
+    (site / "reads_its_folder.py").write_text(
+        "import os\nSEEN = os.getcwd()\nFOUND = os.path.exists('settings.rc')\n"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(
+        crossing_standins, "_installed_roots", lambda: [os.path.realpath(site) + os.sep]
+    )
+    monkeypatch.chdir(work)
+    found = crossing_standins.installed_module("reads_its_folder")
+    assert found is not None
+    assert (found.SEEN, found.FOUND) == ("/", False)
+    assert Path.cwd() == work.resolve()  # and back where it was

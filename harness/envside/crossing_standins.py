@@ -11,13 +11,14 @@ decides those on data.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
 import sys
 import sysconfig
 import types
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 
 class SolutionStandIn:
@@ -119,7 +120,9 @@ def installed_module(name: str) -> Optional[types.ModuleType]:
     program, not a library: ``numpy.f2py.__main__`` evaluates what it reads from the working
     directory as it is imported), and each package on the way found in the interpreter's
     standard library or site-packages, read-only in the sandbox: never a file the answer
-    could have written."""
+    could have written. Imported with this process's working directory at the root of its
+    view (``_away``): what a library reads from the working directory as it is imported
+    (matplotlib's ``./matplotlibrc``) is then never a file the answer wrote there."""
     if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
         return None
     found = sys.modules.get(name)
@@ -127,17 +130,32 @@ def installed_module(name: str) -> Optional[types.ModuleType]:
         return found if isinstance(found, types.ModuleType) else None
     parts = name.split(".")
     try:
-        for end in range(1, len(parts) + 1):
-            step = ".".join(parts[:end])
-            if step not in sys.modules:
-                spec = importlib.util.find_spec(step)
-                if spec is None or not _installed(spec):
-                    return None
-            importlib.import_module(step)
+        with _away():
+            for end in range(1, len(parts) + 1):
+                step = ".".join(parts[:end])
+                if step not in sys.modules:
+                    spec = importlib.util.find_spec(step)
+                    if spec is None or not _installed(spec):
+                        return None
+                importlib.import_module(step)
     except Exception:
         return None
     found = sys.modules.get(name)
     return found if isinstance(found, types.ModuleType) else None
+
+
+@contextlib.contextmanager
+def _away() -> Iterator[None]:
+    """This process's working directory at ``/`` for a while, then back where it was.
+    (The whole process's: a thread of the test reading a relative path meanwhile would
+    miss it. Tests hand the answer what they made before, so imports come between.)"""
+    here = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.chdir("/")
+        yield
+    finally:
+        os.fchdir(here)
+        os.close(here)
 
 
 def _installed(spec: Any) -> bool:
