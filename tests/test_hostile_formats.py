@@ -33,6 +33,7 @@ from tests import (
     hostile_exceptions,
     hostile_lending,
     hostile_library_loans,
+    hostile_prelude,
 )
 from tests.conftest import ROOT, run_harness
 from tests.test_hostile import snapshot
@@ -189,7 +190,12 @@ BIGCODEBENCH = {
     "print": (PRINT_PROMPT, PRINT_BODY, PRINT_TESTS),
 }
 BIGCODEBENCH.update(
-    {**hostile_lending.BCB_KINDS, **hostile_disk.BCB_KINDS, **hostile_library_loans.BCB_KINDS}
+    {
+        **hostile_lending.BCB_KINDS,
+        **hostile_disk.BCB_KINDS,
+        **hostile_library_loans.BCB_KINDS,
+        **hostile_prelude.BCB_KINDS,
+    }
 )
 
 # what every hostile answer may use to find things to read or write: every file it can
@@ -406,6 +412,7 @@ BCB_ATTACKS: dict[str, tuple[str, str]] = {
 }
 BCB_ATTACKS.update({**hostile_lending.BCB_ATTACKS, **hostile_disk.BCB_ATTACKS})
 BCB_ATTACKS.update(hostile_library_loans.BCB_ATTACKS)
+BCB_ATTACKS.update(hostile_prelude.BCB_ATTACKS)
 
 # -- GitChameleon: pytest files that import the answer's module ----------------------------
 

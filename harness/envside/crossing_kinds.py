@@ -18,8 +18,8 @@ the check's object (``crossing_lending``). Lending is default-deny, by kind:
 - a **socket** (``socket.socket``: a connection the test opened to its own server or
   client): its data methods alone (``send``, ``recv``, ``close``… ``LIBRARY_METHODS``);
 - a **cursor** (``sqlite3.Cursor``): its SQL methods, rows and iteration alone, never its
-  ``connection``; the connection behind it loads no extension and attaches no other
-  database once it is lent (``prepare``).
+  ``connection``; the SQL on the connection behind it held, once it is lent, to what
+  ``crossing_sql`` allows (``prepare``).
 
 Whatever an operation gives back is sent by value, or lent as one of these kinds; what
 is neither (a frame, code, a module, function globals, builtins, a dict of the
@@ -41,6 +41,8 @@ import os
 import sys
 import types
 from typing import Any, Callable, Dict, FrozenSet, Tuple
+
+from . import crossing_sql
 
 MOCK, STREAM, INSTANCE = "mock", "stream", "instance"
 CALLABLE, METHOD, ITERATOR = "callable", "method", "iterator"
@@ -163,65 +165,16 @@ def library_kind(obj: Any) -> str:
     return ""
 
 
-# What the SQL of a lent cursor may do, by SQLite's authorizer action codes (its C API's,
-# the same in every release; older Pythons do not name them all): read and change the
-# connection's own databases, their tables, indexes, views and triggers. Not attach
-# another database file (``ATTACH``, and ``VACUUM INTO``, which attaches one to write it)
-# nor a virtual table's module; a pragma only to ask about the schema (``SQL_PRAGMAS``).
-SQL_ACTIONS = frozenset(
-    {
-        *range(1, 19),  # CREATE_INDEX … DROP_VIEW (1–17), INSERT (18)
-        20,  # READ
-        21,  # SELECT
-        22,  # TRANSACTION
-        23,  # UPDATE
-        26,  # ALTER_TABLE
-        27,  # REINDEX
-        28,  # ANALYZE
-        31,  # FUNCTION
-        32,  # SAVEPOINT
-        33,  # RECURSIVE
-    }
-)
-SQL_PRAGMA, SQL_OK, SQL_DENY = 19, 0, 1
-SQL_PRAGMAS = frozenset(
-    [
-        "table_info",
-        "table_xinfo",
-        "table_list",
-        "index_list",
-        "index_info",
-        "index_xinfo",
-        "foreign_key_list",
-        "foreign_key_check",
-        "integrity_check",
-        "quick_check",
-        "user_version",
-    ]
-)
-
-
 def prepare(obj: Any, kind: str) -> None:
     """Before ``obj`` is first lent as ``kind``: take from what stands behind it the
     capabilities its methods would otherwise hand the answer beyond the object itself.
-    A cursor's SQL runs on its connection: that connection then loads no extension (code,
-    into the checker, where the test enabled it), and its SQL does only what
-    ``SQL_ACTIONS`` names (a test that needs more fails with its reference too, and its
-    task is graded in the answer's process). Where that cannot be done, nothing is lent."""
+    A cursor's SQL runs on its connection: from now on that connection's SQL does only
+    what ``crossing_sql`` allows. Where that cannot be done, nothing is lent."""
     if kind != CURSOR:
         return
     sqlite3 = sys.modules["sqlite3"]
-
-    def authorize(action: int, first: Any, *_rest: Any) -> int:
-        if action in SQL_ACTIONS or (action == SQL_PRAGMA and first in SQL_PRAGMAS):
-            return SQL_OK
-        return SQL_DENY
-
     try:
-        connection = obj.connection
-        if hasattr(connection, "enable_load_extension"):
-            connection.enable_load_extension(False)
-        connection.set_authorizer(authorize)
+        crossing_sql.limit(obj.connection)
     except sqlite3.Error as exc:
         raise NotLendableError("a cursor whose connection cannot be limited: %s" % exc) from None
 

@@ -80,14 +80,15 @@ def _bigcodebench_module(solution: str, prelude: str, tests: str) -> types.Modul
     needed = names_loaded(tests)
     wanted = []
     for name, kind in names.items():
-        if name in _BUILTINS:
+        if name in _BUILTINS or name in module.__dict__:
             # Python's own names stay Python's for the tests (an answer's ``all`` or
-            # ``sorted`` would answer the tests' own checks)
+            # ``sorted`` would answer the tests' own checks), and the prompt's imports,
+            # constants and helpers stay the task's: tests build expected values with them
+            # (``Counter``, ``reduce``, a helper the prompt defines), and an answer's own
+            # function by that name would compute the expectation it is judged by
             continue
         if isinstance(kind, crossing_standins.SolutionStandIn):
-            module.__dict__[name] = kind  # the solution's own functions, always its own
-        elif name in module.__dict__:
-            continue  # the prompt's imports and constants: the task's, not the answer's
+            module.__dict__[name] = kind  # the solution's own functions
         elif isinstance(kind, str) and kind.startswith("module:"):
             found = crossing_standins.installed_module(kind[len("module:") :])
             if found is not None:
