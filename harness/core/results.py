@@ -44,15 +44,30 @@ class Status(str, enum.Enum):
         return self in (Status.FAIL, Status.ERROR, Status.TIMEOUT, Status.CRASH)
 
 
+SOLUTION_CODE = "<solution>"  # the env side's name for the code of the solution itself
+
+
 @dataclass(frozen=True)
 class CapturedWarning:
     category: str  # e.g. "FutureWarning" or "pandas.errors.Pandas4Warning"
     message: str
     module: str  # the module that issued it, e.g. "pandas.core.frame"
+    # the code the warning points at (its stack level's frame): "<solution>" for the
+    # solution's own code, "<context>" for the problem's, else a module, e.g.
+    # "pandas.core.dtypes.cast"; "" where the run did not record it
+    origin: str = ""
 
     @property
     def library(self) -> str:
         return self.module.split(".", 1)[0]
+
+    @property
+    def solutions_own(self) -> bool:
+        """Whether the solution's own code is what the warning is about: it points there,
+        or, where the run did not record where it points, the solution's code issued it
+        (a warning from inside a library about what the library itself calls is the
+        environment's, whoever called the library)."""
+        return (self.origin or self.module) == SOLUTION_CODE
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,9 @@ class Outcome:
         for part in data.get("parts", ()):
             if not part["exc_type"]:
                 del part["exc_type"]  # a passing part: its line as before the field
+        for warning in data["warnings"]:
+            if not warning["origin"]:
+                del warning["origin"]  # not recorded: the line as before the field
         return data
 
     @classmethod

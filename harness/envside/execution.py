@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 import warnings
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Set, TextIO
 
 from . import crossing_context, crossing_errors, guard, phases, sandbox
 from .admission import Usage
@@ -43,7 +43,7 @@ class WarningRecorder:
 
     def __init__(self) -> None:
         self.items: list[dict[str, str]] = []
-        self._seen: set[tuple[str, str, str]] = set()
+        self._seen: set[tuple[str, str, str, str]] = set()
         self._previous = warnings.showwarning
 
     def install(self) -> None:
@@ -65,34 +65,39 @@ class WarningRecorder:
         if not tracked(category):
             self._previous(message, category, filename, lineno, file, line)
             return
-        issuer = None
+        issuer = origin = None
         frame: FrameType | None = sys._getframe(1)  # noqa: SLF001 - the only way to see the issuer
         while frame is not None:
             code_file = frame.f_code.co_filename
             if code_file.startswith("<frozen importlib"):
                 return  # raised by a module's import: environment, not program
+            name = frame.f_globals.get("__name__", "") or ""
             if issuer is None and not code_file.startswith(HERE):
-                name = frame.f_globals.get("__name__", "") or ""
                 top = name.split(".")[0]
                 if top in _WRAPPERS:
                     if top != "warnings":
                         issuer = _wrapped_module(frame)
                 else:
                     issuer = _module_label(name, code_file)
+            if origin is None and code_file == filename and frame.f_lineno == lineno:
+                origin = _origin_label(name, code_file)  # the frame the warning points at
             frame = frame.f_back
         if str(message).startswith("invalid escape sequence"):
-            issuer = "<python>"  # the compiler's, about source text, whoever compiled it
+            # the compiler's, about source text, whoever compiled it
+            issuer = origin = "<python>"
         self.add(
             {
                 "category": qualified(category),
                 "message": str(message)[:MAX_MESSAGE],
                 "module": issuer or "<unknown>",
+                # not on the stack: a warning given a place of its own (warn_explicit)
+                "origin": origin or _origin_label("", filename),
             }
         )
 
     def add(self, record: dict[str, str]) -> None:
         """Keep ``record`` unless an equal one is kept already (or the list is full)."""
-        key = (record["category"], record["message"], record["module"])
+        key = (record["category"], record["message"], record["module"], record.get("origin", ""))
         if key not in self._seen and len(self.items) < MAX_WARNINGS:
             self._seen.add(key)
             self.items.append(record)
@@ -112,6 +117,26 @@ def _module_label(name: str, code_file: str) -> str:
     if code_file in ("<setup>", "<check>"):
         return code_file
     return name or code_file
+
+
+def _origin_label(name: str, code_file: str) -> str:
+    """Who wrote the code a warning points at: ``<solution>`` for the solution's own
+    code (the string a check executes, a notebook's cell, the solution's module),
+    ``<context>`` for the problem's, else the module (a library's code)."""
+    if code_file == "<string>":
+        # a library's generated code (dataclasses, namedtuple) runs in its module's globals
+        library = name and name != "__main__" and name not in _solution_modules()
+        return name if library else "<solution>"
+    if code_file in ("<solution>", "<cell>") or name in _solution_modules() - {"__main__"}:
+        return "<solution>"
+    return _module_label(name, code_file)
+
+
+def _solution_modules() -> Set[str]:
+    """The solution's modules in the solution's process (GitChameleon's ``sample_N``)."""
+    borrowing = sys.modules.get(__name__.rpartition(".")[0] + ".crossing_borrowing")
+    found = getattr(borrowing, "SOLUTION_MODULES", None)
+    return set(found) if isinstance(found, set) else set()
 
 
 # Modules whose frames only pass a warning on for someone else: a deprecation decorator

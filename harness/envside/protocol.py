@@ -398,6 +398,9 @@ class WarningRecord(_Schema):
     )  # "FutureWarning", "numpy.VisibleDeprecationWarning"
     message: str = field(metadata=_reads(_text))
     module: str = field(metadata=_reads(_text))  # the module that issued it; "<solution>"
+    # the code the warning points at, as its stack level chose the frame: "<solution>"
+    # (the solution's own code), "<context>" (the problem's), a module; "" not known
+    origin: str = field(default="", metadata=_reads(_text))
 
 
 @dataclass(frozen=True)

@@ -337,7 +337,7 @@ class ComboRun:
             message=record.message,
             duration_s=record.duration_s,
             warnings=tuple(
-                CapturedWarning(w.category, w.message, w.module) for w in record.warnings
+                CapturedWarning(w.category, w.message, w.module, w.origin) for w in record.warnings
             ),
             traceback=record.traceback,
             output=record.output,
