@@ -2,38 +2,43 @@
 knowledge stops — from every answer, not only the few whose outcome changes with the date.
 
 Each answer is joined with the catalogue of API changes (``harness/data/catalogue.toml``)
-in three ways, each evidence of its own:
+in three ways, each evidence of its own, and each about the answer's own code:
 
-* **uses** — its code uses the old API (the entry's pattern);
+* **uses** — its code uses the old API (the entry's pattern, on its syntax tree:
+  ``staleness.code_text``);
 * **warned** — an execution of it raised a ``DeprecationWarning`` or ``FutureWarning``
-  naming the old API (or matching the entry's ``warning``);
+  naming the old API (or matching the entry's ``warning``) that points at the answer's
+  own code (``CapturedWarning.solutions_own``). One raised from inside a library — pandas
+  calling ``numpy.find_common_type`` for it — is the environment's: it is kept apart
+  (**environment**), reported under the combo's warnings, never counted against the model;
 * **failed** — it uses the old API and failed, for an API's reason (removed, changed
   signature or behaviour), in a combo whose library has already removed it;
 
 and, where the new API is recent enough to say something (the entry's ``introduced``),
 **knows** — its code uses the new API.
 
-Dating: an answer that uses the new API knows the library at least as of the release
-that introduced it; one that uses the old API was written as if before the release that
-removed it (or, for an API deprecated and not removed, before the one that deprecated
-it). Each is a span of days (``harness.matrix.release_dates``); the knowledge date is the
-day the most spans hold, and its 95% interval comes from resampling the answers — the
-estimator of ``harness.analysis.knowledge``.
+Dating (``harness.analysis.dating``): every answer that meets a change with a dated new
+API is evidence — it shows the change (uses the new API) or not (uses the old one). The
+knowledge date is a lower bound, the newest change shown, and an upper one only where
+the answers show, beyond chance, that the newer changes they met were not known; per
+model, and per problem set (what each set can tell).
 """
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
-import random
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import InvalidVersion, Version
 
+from harness.analysis import dating
 from harness.analysis.causes import Cause, diagnose
-from harness.analysis.knowledge import best_day
-from harness.analysis.staleness import static_uses
+from harness.analysis.dating import Dating, Evidence
+from harness.analysis.staleness import code_text, old_apis_in
+from harness.core.libraries import lookup
 from harness.core.problem import MODEL_PREFIX
 from harness.core.results import Status
 from harness.matrix.release_dates import day_of
@@ -41,15 +46,17 @@ from harness.matrix.release_dates import day_of
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from harness.analysis.knowledge import Span
     from harness.analysis.staleness import Entry
     from harness.core.problem import Solution
-    from harness.core.results import Outcome
+    from harness.core.results import CapturedWarning, Outcome
 
-SAMPLES = 1000
 _API_CAUSES = (Cause.REMOVED_API, Cause.CHANGED_SIGNATURE, Cause.CHANGED_BEHAVIOUR)
 _DEPRECATION = re.compile(r"Deprecat|FutureWarning")
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_BUILTIN_NAMES = frozenset(dir(builtins))
+# modules other than the library's own that issue its deprecations
+_ISSUERS = {"tensorflow": ("keras", "tf_keras")}
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,8 @@ class ApiUse:
     warned: tuple[str, ...] = ()  # answers whose execution warned about it
     failed: tuple[str, ...] = ()  # answers that failed where it was already removed
     knows: tuple[str, ...] = ()  # answers whose code uses the new API
+    # answers whose runs warned about it from inside a library only: the environment's
+    environment: tuple[str, ...] = ()
 
     @property
     def stale(self) -> tuple[str, ...]:
@@ -84,6 +93,7 @@ class ApiUse:
             "warned": list(self.warned),
             "failed": list(self.failed),
             "knows": list(self.knows),
+            "environment": list(self.environment),
         }
 
     @classmethod
@@ -97,7 +107,7 @@ class ApiUse:
             data.get("introduced"),
             *(
                 tuple(str(p) for p in data.get(k, ()))
-                for k in ("uses", "warned", "failed", "knows")
+                for k in ("uses", "warned", "failed", "knows", "environment")
             ),
         )
 
@@ -111,70 +121,85 @@ class ModelApis:
     apis: tuple[ApiUse, ...]  # the changes its answers met, most stale uses first
     newest: str = ""  # the newest API change it knows: "pandas 2.2.0: frequency aliases …"
     newest_day: dt.date | None = None
-    date: dt.date | None = None  # the knowledge date from the APIs it uses
-    low: dt.date | None = None
-    high: dt.date | None = None
-    spans: int = 0  # dated evidence behind the date
+    dating: Dating = field(default_factory=Dating)  # when its knowledge stops, all answers
+    # the same, per problem set (what each set's answers can tell), by set name
+    sets: Mapping[str, Dating] = field(default_factory=dict)
     stale_answers: tuple[str, ...] = field(default=())  # answers using any old API
 
     def to_dict(self) -> dict[str, Any]:
-        def day(value: dt.date | None) -> str | None:
-            return value.isoformat() if value else None
-
         return {
             "model": self.model,
             "answers": self.answers,
             "apis": [a.to_dict() for a in self.apis],
             "newest": self.newest,
-            "newest_day": day(self.newest_day),
-            "date": day(self.date),
-            "low": day(self.low),
-            "high": day(self.high),
-            "spans": self.spans,
+            "newest_day": self.newest_day.isoformat() if self.newest_day else None,
+            "dating": self.dating.to_dict(),
+            "sets": {name: d.to_dict() for name, d in self.sets.items()},
             "stale_answers": list(self.stale_answers),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ModelApis:
-        def day(value: object) -> dt.date | None:
-            return dt.date.fromisoformat(str(value)) if value else None
-
+        """The inverse of :meth:`to_dict`; a summary written before the knowledge date
+        was censored has no ``dating``: it reads as undated."""
+        newest_day = data.get("newest_day")
         return cls(
             model=str(data["model"]),
             answers=int(data["answers"]),
             apis=tuple(ApiUse.from_dict(a) for a in data.get("apis", ())),
             newest=str(data.get("newest", "")),
-            newest_day=day(data.get("newest_day")),
-            date=day(data.get("date")),
-            low=day(data.get("low")),
-            high=day(data.get("high")),
-            spans=int(data.get("spans", 0)),
+            newest_day=dt.date.fromisoformat(str(newest_day)) if newest_day else None,
+            dating=Dating.from_dict(data.get("dating") or {}),
+            sets={str(k): Dating.from_dict(v) for k, v in dict(data.get("sets", {})).items()},
             stale_answers=tuple(str(p) for p in data.get("stale_answers", ())),
         )
 
 
-def _symbols(entry: Entry) -> list[str]:
-    """The names a warning about ``entry``'s old API would use: the last dotted part of
-    each alternative, and the keywords it names (``read_csv(delim_whitespace=)``)."""
+def _alternatives(entry: Entry) -> list[list[str]]:
+    """Per alternative of ``entry``'s old API (``numpy.product / numpy.cumproduct``), the
+    names a warning about it uses, all of them: the function's or attribute's last dotted
+    part, and the keywords it names (``fillna(method=)``: ``fillna`` and ``method``); a
+    class's keyword alone (``OneHotEncoder(sparse=)``: ``sparse``), as its library's
+    messages name it."""
     found = []
     for part in entry.old.split(" / "):
         head = part.split("(")[0].strip()
-        if head:
-            found.append(head.split(".")[-1])
-        found += re.findall(r"\b(\w+)=", part)
-    return [s for s in dict.fromkeys(found) if _SYMBOL.fullmatch(s) and len(s) > 2]
+        keywords = re.findall(r"\b(\w+)=", part)
+        names = []
+        if _PATH.fullmatch(head) and not (keywords and head.split(".")[-1][:1].isupper()):
+            names.append(head.split(".")[-1])
+        names += keywords
+        names = [n for n in dict.fromkeys(names) if _SYMBOL.fullmatch(n) and len(n) > 2]
+        if names:
+            found.append(names)
+    return found
 
 
-def _warns_about(outcome: Outcome, entry: Entry) -> bool:
-    for w in outcome.warnings:
-        if not _DEPRECATION.search(w.category):
-            continue
-        if entry.warning is not None:
-            if entry.warning.search(w.message):
-                return True
-        elif any(re.search(rf"\b{re.escape(s)}\b", w.message) for s in _symbols(entry)):
-            return True
-    return False
+def _named(name: str, message: str) -> bool:
+    """Whether ``message`` names ``name``; a builtin's name (``float``, ``object``) only
+    as an attribute (``np.object``, not ``dtype=object``)."""
+    before = r"\." if name in _BUILTIN_NAMES else r"\b"
+    return re.search(rf"{before}{re.escape(name)}\b", message) is not None
+
+
+def _issued_by(warning: CapturedWarning, entry: Entry) -> bool:
+    """Whether the entry's library (or the code that ran) issued ``warning``: a message of
+    one library is not about another's API."""
+    if warning.module.startswith("<"):
+        return True  # issued by the program's code (a library's C code warning there)
+    library = lookup(entry.library)
+    if library is None:
+        return True
+    return warning.library in {library.module, *_ISSUERS.get(library.key, ())}
+
+
+def _about(warning: CapturedWarning, entry: Entry) -> bool:
+    """Whether ``warning`` is a deprecation about ``entry``'s old API."""
+    if not _DEPRECATION.search(warning.category) or not _issued_by(warning, entry):
+        return False
+    if entry.warning is not None:
+        return bool(entry.warning.search(warning.message))
+    return any(all(_named(n, warning.message) for n in names) for names in _alternatives(entry))
 
 
 def _removed_there(outcome: Outcome, entry: Entry) -> bool:
@@ -194,17 +219,23 @@ def _failed_of(outcome: Outcome, entry: Entry) -> bool:
     return found is not None and found.cause in _API_CAUSES
 
 
-def _spans(api: ApiUse, dates: Mapping[str, Mapping[str, dt.date]]) -> dict[str, list[Span]]:
-    """Per answer, the days its uses of ``api`` are right on."""
-    out: dict[str, list[Span]] = {}
-    if api.introduced and (day := day_of(dates, api.library, api.introduced)):
-        for p in api.knows:
-            out.setdefault(p, []).append((day, None))
-    gone = api.removed or api.deprecated
-    if gone and (day := day_of(dates, api.library, gone)):
-        for p in api.stale:
-            out.setdefault(p, []).append((None, day))
-    return out
+def _evidence(api: ApiUse, dates: Mapping[str, Mapping[str, dt.date]]) -> list[Evidence]:
+    """The answers that meet ``api``'s change, where its new API is dated: each shows it
+    (uses the new API) or not (reaches for the old one)."""
+    day = day_of(dates, api.library, api.introduced) if api.introduced else None
+    if day is None:
+        return []
+    change = f"{api.library} {api.introduced}: {api.new}"
+    knows = set(api.knows)
+    return [
+        Evidence(p, change, day, p in knows)
+        for p in sorted({*api.knows, *api.uses, *api.warned, *api.failed})
+    ]
+
+
+def problem_set(problem_id: str) -> str:
+    """``ds1000/12`` → ``ds1000``: the set a problem id names (ids are ``set/native``)."""
+    return problem_id.split("/", 1)[0] if "/" in problem_id else ""
 
 
 def measure(
@@ -213,9 +244,6 @@ def measure(
     outcomes: Sequence[Outcome],
     catalogue: Sequence[Entry],
     dates: Mapping[str, Mapping[str, dt.date]],
-    *,
-    samples: int = SAMPLES,
-    seed: int = 0,
 ) -> ModelApis:
     """What ``model``'s answers (``solutions``, run as ``outcomes``) say of its APIs."""
     source = MODEL_PREFIX + model
@@ -224,55 +252,54 @@ def measure(
     for o in outcomes:
         if o.source == source:
             runs.setdefault(o.problem_id, []).append(o)
-    # each answer's old APIs, found once: the catalogue's patterns on its code
-    used = {s.problem_id: {id(e) for e in static_uses(s.code, catalogue)} for s in mine}
+    # each answer's code as its syntax tree gives it, and its old APIs, found once
+    texts = {s.problem_id: code_text(s.code) for s in mine}
+    used = {p: {id(e) for e in old_apis_in(text, catalogue)} for p, text in texts.items()}
     apis = []
     for entry in catalogue:
-        uses, warned, failed, knows = [], [], [], []
+        uses, warned, failed, knows, environment = [], [], [], [], []
         for s in mine:
             old = id(entry) in used[s.problem_id]
             if old:
                 uses.append(s.problem_id)
-            if entry.new_pattern is not None and entry.new_pattern.search(s.code):
+            if entry.new_pattern is not None and entry.new_pattern.search(texts[s.problem_id]):
                 knows.append(s.problem_id)
             ran = runs.get(s.problem_id, [])
-            if any(_warns_about(o, entry) for o in ran):
+            about = [w for o in ran for w in o.warnings if _about(w, entry)]
+            if any(w.solutions_own for w in about):
                 warned.append(s.problem_id)
+            elif about:
+                environment.append(s.problem_id)
             if old and any(_failed_of(o, entry) for o in ran):
                 failed.append(s.problem_id)
-        if uses or warned or failed or knows:
+        if uses or warned or failed or knows or environment:
             apis.append(
                 ApiUse(
                     entry.library, entry.old, entry.new, entry.deprecated, entry.removed,
                     entry.introduced, tuple(uses), tuple(warned), tuple(failed), tuple(knows),
+                    tuple(environment),
                 )
             )  # fmt: skip
     apis.sort(key=lambda a: (-len(a.stale), a.library, a.old))
-    per_answer: dict[str, list[Span]] = {}
-    for api in apis:
-        for problem, spans in _spans(api, dates).items():
-            per_answer.setdefault(problem, []).extend(spans)
+    evidence = [e for a in apis for e in _evidence(a, dates)]
     known = [
         (day, f"{a.library} {a.introduced}: {a.new}")
         for a in apis
         if a.knows and a.introduced and (day := day_of(dates, a.library, a.introduced))
     ]
     newest_day, newest = max(known) if known else (None, "")
-    date, _ = best_day([s for spans in per_answer.values() for s in spans])
-    low = high = None
-    if date is not None:
-        rng = random.Random(seed)  # noqa: S311 - a bootstrap, not a secret
-        answers = list(per_answer.values())
-        days = sorted(
-            d
-            for _ in range(samples)
-            if (d := best_day([s for a in (rng.choice(answers) for _ in answers) for s in a])[0])
+    sets = sorted({problem_set(s.problem_id) for s in mine})
+    by_set = {
+        name: dating.date(
+            [e for e in evidence if problem_set(e.problem) == name],
+            sum(1 for s in mine if problem_set(s.problem_id) == name),
         )
-        low, high = days[int(0.025 * (len(days) - 1))], days[int(0.975 * (len(days) - 1))]
+        for name in sets
+    }
     stale = tuple(sorted({p for a in apis for p in a.stale}))
     return ModelApis(
-        model, len(mine), tuple(apis), newest, newest_day, date, low, high,
-        sum(len(s) for s in per_answer.values()), stale,
+        model, len(mine), tuple(apis), newest, newest_day,
+        dating.date(evidence, len(mine)), by_set, stale,
     )  # fmt: skip
 
 
@@ -281,8 +308,6 @@ def models(
     outcomes: Sequence[Outcome],
     catalogue: Sequence[Entry],
     dates: Mapping[str, Mapping[str, dt.date]],
-    *,
-    samples: int = SAMPLES,
 ) -> list[ModelApis]:
     """One :class:`ModelApis` per model of ``solutions``, in name order."""
     names = sorted(
@@ -292,4 +317,4 @@ def models(
             if s.source.startswith(MODEL_PREFIX)
         }
     )
-    return [measure(m, solutions, outcomes, catalogue, dates, samples=samples) for m in names]
+    return [measure(m, solutions, outcomes, catalogue, dates) for m in names]

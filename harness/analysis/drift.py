@@ -353,6 +353,8 @@ class WarningGroup:
     category: str
     message: str
     executions: tuple[tuple[str, str, str], ...] = ()  # (combo, problem, source)
+    # the code it points at ("<solution>", "<context>", a library's module); "" not recorded
+    origin: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -360,30 +362,40 @@ class WarningGroup:
             "category": self.category,
             "message": self.message,
             "executions": [list(e) for e in self.executions],
+            "origin": self.origin,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WarningGroup:
         """The inverse of :meth:`to_dict` (kept in summary.json)."""
         executions = tuple((str(c), str(p), str(s)) for c, p, s in data.get("executions", []))
-        return cls(str(data["library"]), str(data["category"]), str(data["message"]), executions)
+        return cls(
+            str(data["library"]),
+            str(data["category"]),
+            str(data["message"]),
+            executions,
+            str(data.get("origin", "")),
+        )
 
 
 def will_break(outcomes: Iterable[Outcome]) -> list[WarningGroup]:
-    """Passing executions that raised deprecation warnings, grouped by library and message."""
-    groups: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
+    """Passing executions that raised deprecation warnings, grouped by library, message
+    and the code they point at: the solution's, or a library's inside the environment
+    (whoever called it), which is what breaks there whatever answer runs."""
+    groups: dict[tuple[str, str, str, str], list[tuple[str, str, str]]] = {}
     for o in outcomes:
         if o.status is not Status.PASS:
             continue
         for w in o.warnings:
             if w.module == "<python>":
                 continue  # the compiler's escape-sequence notes are about source text
-            key = (w.library if not w.module.startswith("<") else o.library, w.category, w.message)
+            library = w.library if not w.module.startswith("<") else o.library
+            key = (library, w.category, w.message, w.origin)
             groups.setdefault(key, []).append((o.combo, o.problem_id, o.source))
     return sorted(
         (
-            WarningGroup(lib, cat, msg, tuple(sorted(set(ex))))
-            for (lib, cat, msg), ex in groups.items()
+            WarningGroup(lib, cat, msg, tuple(sorted(set(ex))), origin)
+            for (lib, cat, msg, origin), ex in groups.items()
         ),
         key=lambda g: (-len(g.executions), g.library, g.message),
     )

@@ -4,7 +4,9 @@
   the share that then fail because an API was removed or changed, counted only where the
   problem itself still holds there (its reference passes). When the reference fails too,
   the problem drifted, not the model: that is reported apart and never charged to it.
-* **warning rate** — of its passing answers, the share that raise a deprecation warning.
+* **warning rate** — of its passing answers, the share that raise a deprecation warning
+  about their own code (``CapturedWarning.solutions_own``: not one a library raises about
+  what it calls itself, which is the environment's).
 * **vintage** — the combo, in era order, where its answers do best, measured on the
   problems whose reference passes in every combo (so problem drift tilts no era); a tie
   names every combo in it.
@@ -15,7 +17,11 @@
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import textwrap
+import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,13 +121,56 @@ def _regex(file: str, where: str, item: dict[str, object], key: str) -> re.Patte
 
 
 def static_uses(code: str, catalogue: Sequence[Entry]) -> list[Entry]:
-    """Catalogue entries whose old API ``code`` mentions (comments and strings excluded)."""
-    cleaned = _strip_comments(code)
-    return [e for e in catalogue if e.pattern is not None and e.pattern.search(cleaned)]
+    """Catalogue entries whose old API ``code`` uses (its :func:`code_text`)."""
+    return old_apis_in(code_text(code), catalogue)
+
+
+def old_apis_in(text: str, catalogue: Sequence[Entry]) -> list[Entry]:
+    """Catalogue entries whose old API's pattern is found in ``text`` (a :func:`code_text`)."""
+    return [e for e in catalogue if e.pattern is not None and e.pattern.search(text)]
+
+
+def code_text(code: str) -> str:
+    """The text the catalogue's patterns are searched in: the code as its syntax tree
+    gives it back (comments, docstrings and other bare strings gone: what it says, not
+    what it runs), the lines of a function's body (a fragment indented as one) read
+    together; where it does not parse, its comments removed token by token."""
+    for text in (code, textwrap.dedent(code)):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list):
+                kept = [s for s in body if not _bare_string(s)]
+                node.body = kept or [ast.Pass()]  # type: ignore[attr-defined]
+        try:
+            return ast.unparse(tree)
+        except (ValueError, RecursionError):  # pragma: no cover - a tree parse gave back
+            break
+    return _strip_comments(code)
+
+
+def _bare_string(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 def _strip_comments(code: str) -> str:
-    return re.sub(r"#[^\n]*", "", code)
+    """``code`` without its comments: by its tokens (a ``#`` inside a string stays), or,
+    where it does not tokenize, every ``#`` to the end of its line."""
+    try:
+        tokens = [
+            t for t in tokenize.generate_tokens(io.StringIO(code).readline)
+            if t.type != tokenize.COMMENT
+        ]  # fmt: skip
+        return tokenize.untokenize(tokens)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return re.sub(r"#[^\n]*", "", code)
 
 
 @dataclass(frozen=True)
@@ -258,7 +307,8 @@ def _rates(
         holds = [o for o in here if o.problem_id in steady]
         pass_rate[combo] = _rate(len(passes), len(here))
         fit[combo] = _rate(sum(o.status is Status.PASS for o in holds), len(holds))
-        warned = [o for o in passes if any(not w.module.startswith("<python") for w in o.warnings)]
+        # a warning counts against the answer only when it is about the answer's own code
+        warned = [o for o in passes if any(w.solutions_own for w in o.warnings)]
         warning_rate[combo] = _rate(len(warned), len(passes))
     return pass_rate, fit, warning_rate
 

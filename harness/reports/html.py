@@ -264,24 +264,17 @@ def render_knowledge(summary: Summary, pictures: Charts) -> list[str]:
     said = [knowledge_report.sentence(k) for k in summary.knowledge]
     said += [deprecations_report.sentence(m) for m in summary.apis]
     out += [f"<p>{_md(line)}</p>" for line in said]
-    if pictures.knowledge:
-        out += [
-            (
-                "<p class='muted'>Signed version error of each answer, in releases: red left "
-                "of 0 is written for older releases than the problem asks (stale), blue right "
-                "of 0 for newer ones, green works where asked.</p>"
-            ),
-            f'<div class="chart">{pictures.knowledge}</div>',
-        ]
-    if pictures.apis:
-        out += [
-            (
-                "<p class='muted'>The old APIs each model's answers reach for most: answers "
-                "whose code uses it, whose run warned about it, or that failed where it was "
-                "already removed (dark).</p>"
-            ),
-            f'<div class="chart">{pictures.apis}</div>',
-        ]
+    rows = deprecations_report.evidence_rows(summary.apis)
+    if rows:
+        out += [f"<p class='muted'>{_e(deprecations_report.EVIDENCE_NOTE)}</p>"]
+        out += [_table(deprecations_report.EVIDENCE_COLUMNS, [[_e(c) for c in r] for r in rows])]
+    out += [f"<p class='muted'>{_md(line)}</p>" for line in deprecations_report.left(summary.apis)]
+    for chart, note in (
+        (pictures.knowledge, knowledge_report.CHART_NOTE),
+        (pictures.apis, deprecations_report.CHART_NOTE),
+    ):
+        if chart:
+            out += [f"<p class='muted'>{_e(note)}</p>", f'<div class="chart">{chart}</div>']
     return out
 
 
@@ -357,6 +350,7 @@ def render_warnings(summary: Summary) -> list[str]:
             _e(g.library),
             _e(g.category),
             _e(g.message[:200]),
+            _md(deprecations_report.points_at(g.origin)),
             f"#{len(g.executions)}",
             _e(", ".join(sorted({c for c, _, _ in g.executions}))),
         ]
@@ -364,7 +358,8 @@ def render_warnings(summary: Summary) -> list[str]:
     ]
     return [
         f'<h2>Deprecation warnings from passing executions <span class="muted">({count})</span></h2>',
-        _table(["library", "category", "message", "executions", "combos"], rows)
+        f"<p class='muted'>{_e(deprecations_report.ENVIRONMENT_NOTE)}</p>",
+        _table(["library", "category", "message", "points at", "executions", "combos"], rows)
         if rows
         else "<p>None.</p>",
     ]

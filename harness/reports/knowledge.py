@@ -7,22 +7,69 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
+from harness.analysis.dating import INTERVAL, LOWER
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from harness.analysis.dating import Dating
     from harness.analysis.knowledge import Knowledge
     from harness.analysis.ranges import Reach
+
+
+CHART_NOTE = (
+    "Signed version error of each answer, in releases: red left of 0 is written for older "
+    "releases than the problem asks (stale), blue right of 0 for newer ones, green works "
+    "where asked."
+)
 
 
 def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
-def _day(k: Knowledge) -> str:
-    if k.date is None:
+def _answers(n: int) -> str:
+    return f"{n} answer{'s' if n != 1 else ''}"
+
+
+def informative(d: Dating) -> str:
+    """``37 of 1000``: the answers that carry evidence, of those looked at."""
+    return f"{d.informative} of {d.answers}"
+
+
+def dated(d: Dating, *, detail: bool = False) -> str:
+    """A knowledge date as the answers can tell it: an interval where the evidence bounds
+    it on both sides, else a labelled bound, else "not dated"; the number of informative
+    answers beside it. ``detail``: with the changes each end rests on."""
+    carried = f"{informative(d)} answers informative"
+
+    def change(name: str, answers: int = 0) -> str:
+        shown = f", shown by {_answers(answers)}" if answers else ""
+        return f" ({name}{shown})" if detail and name else ""
+
+    if d.kind == INTERVAL:
+        return (
+            f"{d.low}{change(d.low_change, d.low_answers)} … before {d.high}"
+            f"{change(d.high_change)} ({d.level:.0%} interval; {carried})"
+        )
+    if d.kind == LOWER:
+        return (
+            f"no earlier than {d.low}{change(d.low_change, d.low_answers)}: a lower bound, "
+            f"these answers cannot date later than {d.ceiling}{change(d.ceiling_change)} "
+            f"({carried})"
+        )
+    if d.informative:
+        return f"not dated: no answer uses a dated new API ({carried})"
+    return f"not dated: no answer meets a dated API change ({carried})"
+
+
+def spanned(d: Dating) -> str:
+    """The releases the informative answers met, oldest … newest (their days)."""
+    if d.oldest is None or d.ceiling is None:
         return "–"
-    interval = f" (95%: {k.low} … {k.high})" if k.low and k.high else ""
-    return f"{k.date.isoformat()}{interval}"
+    if d.oldest_change == d.ceiling_change:
+        return f"{d.oldest_change} ({d.oldest})"
+    return f"{d.oldest_change} ({d.oldest}) … {d.ceiling_change} ({d.ceiling})"
 
 
 def _by(k: Knowledge, side: Callable[[int], bool]) -> str:
@@ -47,8 +94,7 @@ def sentence(k: Knowledge) -> str:
         lean += _by(k, lambda e: e > 0)
     else:
         lean = "its answers work at the releases asked for"
-    when = f"; its code works best on {k.date.isoformat()}" if k.date else ""
-    return f"`{k.model}`: {lean}{when}."
+    return f"`{k.model}`: {lean}; its version-knowledge date: {dated(k.dating, detail=True)}."
 
 
 def markdown(known: Sequence[Knowledge], found: Sequence[Reach], *, per_answer: bool = True) -> str:
@@ -65,20 +111,23 @@ def markdown(known: Sequence[Knowledge], found: Sequence[Reach], *, per_answer: 
             "Each answer was run over its library's releases (the problem's other pins held): "
             "its **signed version error** is 0 when it works at the release the problem asks "
             "for, negative when it is written for older releases (stale), positive for newer "
-            "ones, in releases. The **version-knowledge date** is the day the most answers' "
-            "code works on (95% bootstrap interval over the answers)."
+            "ones, in releases. The **version-knowledge date**: no earlier than the newest "
+            "release whose change an answer needs (it fails before it), and bounded above "
+            "only where answers that stop working at newer releases show, beyond chance, "
+            "that the model did not know them; else a lower bound, labelled, up to the "
+            "newest release the answers meet (past it they cannot tell)."
         ),
         "",
         *(f"- {sentence(k)}" for k in known),
         "",
-        "| source | answers | with a range | stale | ahead | errors (releases: answers) | version-knowledge date |",
-        "| --- | ---: | ---: | ---: | ---: | --- | --- |",
+        "| source | answers | with a range | stale | ahead | errors (releases: answers) | version-knowledge date | informative answers |",
+        "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: |",
     ]
     for k in known:
         errors = ", ".join(f"{e:+d}: {n}" for e, n in sorted(k.errors.items())) or "–"
         out.append(
             f"| `{k.model}` | {k.answers} | {k.ranged} | {_pct(k.stale)} | {_pct(k.ahead)} "
-            f"| {errors} | {_day(k)} |"
+            f"| {errors} | {dated(k.dating)} | {informative(k.dating)} |"
         )
     if not per_answer:
         return "\n".join([*out, ""])

@@ -213,17 +213,19 @@ def render_warnings(summary: Summary) -> list[str]:
     out = ["## Will break: deprecation warnings from passing executions", ""]
     if not summary.warnings:
         return [*out, "No deprecation warnings were raised by passing executions."]
+    out += [deprecations_report.ENVIRONMENT_NOTE, ""]
     rows = [
         [
             g.library,
             g.category,
             g.message,
+            deprecations_report.points_at(g.origin),
             str(len(g.executions)),
             ", ".join(sorted({f"`{c}`" for c, _, _ in g.executions})),
         ]
         for g in summary.warnings[:_MAX_WARNING_ROWS]
     ]
-    out += _table(["library", "category", "message", "executions", "combos"], rows)
+    out += _table(["library", "category", "message", "points at", "executions", "combos"], rows)
     if len(summary.warnings) > _MAX_WARNING_ROWS:
         out.append(f"\n… and {len(summary.warnings) - _MAX_WARNING_ROWS} more in summary.json.")
     return out
