@@ -246,3 +246,22 @@ def test_a_file_of_one_models_answers_to_several_benchmarks_reads_each_line_by_i
         "mixed.jsonl: BigCodeBench samples (task_id + solution) and GitChameleon generations "
         "(example_id + answer), 2 answers (1 as is, 1 from a ```python block)"
     )
+
+
+def test_answers_to_problems_the_sets_dropped_are_skipped_and_said(tmp_path: Path) -> None:
+    # a published generation file written for an older release of its dataset: the
+    # answers that match run, the others are named in the file's one line
+    path = write_lines(
+        tmp_path / "a.jsonl",
+        [
+            {"problem_id": 7, "code": "result = 7"},
+            {"problem_id": 0, "code": "result = 0"},
+            {"problem_id": "gone/3", "code": "result = 3"},
+        ],
+    )
+    read = read_answers(path, [problem("0")])
+    assert [(s.problem_id, s.code) for s in read.solutions] == [("ds1000/0", "result = 0")]
+    assert read.description.endswith(
+        "1 answers (1 as is); 2 skipped, naming problems the problem sets do not hold: "
+        "'7' (line 1), 'gone/3' (line 3)"
+    )

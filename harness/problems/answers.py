@@ -70,7 +70,10 @@ def read_answers(
     out as its benchmark's own tools take it (``harness.problems.shapes``).
 
     Answers to problems outside ``selected`` (ids chosen by ``--limit``, ``--library``)
-    are dropped; an answer naming none of ``problems`` is an error.
+    are dropped. An answer naming a problem the sets do not hold (a published file
+    written for an older release of its dataset) is skipped, and the line saying what
+    the file held says how many and which; only a file none of whose answers names a
+    problem of the sets is an error (the wrong file, or the wrong ``--problems``).
     """
     shown = str(path)
     name = model or model_name(path)
@@ -79,6 +82,7 @@ def read_answers(
     seen: dict[str, int] = {}
     described: dict[str, None] = {}  # the shapes met, in order (a file may mix them)
     how: Counter[str] = Counter()
+    unknown: dict[str, int] = {}  # problem ids the sets do not hold → their first line
     for number, row in read_rows(path, shown):
         shape = shapes.shape_of(row)
         described.setdefault(shape.describe(row))
@@ -86,6 +90,9 @@ def read_answers(
         if key is None:
             raise line_error(shown, number, "no problem_id (or metadata.problem_id)")
         problem = match(key, shown, number)
+        if problem is None:
+            unknown.setdefault(key, number)
+            continue
         try:
             read = shape.code(row, problem, path.name)
         except shapes.ShapeError as exc:
@@ -105,11 +112,20 @@ def read_answers(
             Solution(target.id, MODEL_PREFIX + name, read.code)
             for target in [problem, *match.oracles.get(problem.id, [])]
         )
+    if unknown and not match.matched:
+        key, number = next(iter(unknown.items()))
+        raise line_error(shown, number, f"no problem {key!r} in the problem sets")
     ways = ", ".join(f"{n} {way}" for way, n in how.most_common())
     shown_shapes = " and ".join(described) or "empty"
     line = f"{path.name}: {shown_shapes}, {sum(how.values())} answers" + (
         f" ({ways})" if ways else ""
     )
+    if unknown:
+        named = ", ".join(f"{key!r} (line {number})" for key, number in list(unknown.items())[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        line += (
+            f"; {len(unknown)} skipped, naming problems the problem sets do not hold: {named}{more}"
+        )
     return Answers(tuple(solutions), line)
 
 
@@ -122,23 +138,25 @@ class _Matcher:
         self.by_native: dict[str, list[Problem]] = {}
         for p in problems:
             self.by_native.setdefault(p.native_id, []).append(p)
+        self.matched = 0  # the answers that named a problem of the sets
         self.oracles: dict[str, list[Problem]] = {}
         for p in problems:
             if p.metadata.get("format") == "cibench" and p.metadata.get("oracle"):
                 task = p.id.removesuffix(cibench.ORACLE_SUFFIX)
                 self.oracles.setdefault(task, []).append(p)
 
-    def __call__(self, key: str, shown: str, number: int) -> Problem:
-        if key in self.by_id:
-            return self.by_id[key]
-        if len(self.by_native.get(key, [])) == 1:
-            return self.by_native[key][0]
-        if key in self.by_native:
+    def __call__(self, key: str, shown: str, number: int) -> Problem | None:
+        """The problem ``key`` names; None where the sets hold none by that id."""
+        found = self.by_id.get(key)
+        if found is None and len(self.by_native.get(key, [])) == 1:
+            found = self.by_native[key][0]
+        if found is None and key in self.by_native:
             sets = ", ".join(p.set_name for p in self.by_native[key])
             raise line_error(
                 shown, number, f"problem_id {key!r} is ambiguous (in {sets}): use the full id"
             )
-        raise line_error(shown, number, f"no problem {key!r} in the problem sets")
+        self.matched += found is not None
+        return found
 
 
 def load_answers(
