@@ -250,15 +250,10 @@ def test_warnings_say_whose_code_they_point_at(tmp_path: Path) -> None:
     (outcome,) = run_batch(tmp_path, [solution])
     assert outcome["status"] == "pass"
     assert {w["module"] for w in outcome["warnings"]} == {"oldlib"}
+    # (an untrusted solution's process records where each points, and the guard passes
+    # it on: guard.py, its _warnings)
     found = pointed(outcome["warnings"])
-    if TRUSTED:
-        assert found == {"called is deprecated": "<solution>", "inside is deprecated": "wrapper"}
-    else:
-        # the solution's process records where each points; the guard (guard.py, its
-        # _warnings) passes on category, message and module only, for now
-        assert set(found) == {"called is deprecated", "inside is deprecated"}
-        assert found["called is deprecated"] in ("", "<solution>")
-        assert found["inside is deprecated"] in ("", "wrapper")
+    assert found == {"called is deprecated": "<solution>", "inside is deprecated": "wrapper"}
 
 
 def test_import_time_warnings_belong_to_the_environment(tmp_path: Path) -> None:

@@ -165,12 +165,19 @@ class Guard:
         return report, blobs
 
     def _warnings(self, report: Json) -> None:
+        """The warnings the solution's process recorded, as data: what it says they were,
+        who issued them and where they point (its own code or a library's). Its word,
+        which decides no verdict: only what the report says of its APIs."""
         if self.recorder is not None:
             for record in report.get("warnings", [])[:100]:
                 if isinstance(record, dict) and all(
                     isinstance(record.get(k), str) for k in ("category", "message", "module")
                 ):
-                    self.recorder.add({k: record[k] for k in ("category", "message", "module")})
+                    kept = {k: record[k] for k in ("category", "message", "module")}
+                    origin = record.get("origin")
+                    if isinstance(origin, str) and len(origin) <= 300:
+                        kept["origin"] = origin
+                    self.recorder.add(kept)
 
     # -- what a run of the solution assigned -----------------------------------------------
 
