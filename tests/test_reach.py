@@ -292,7 +292,9 @@ def test_the_days_an_answer_works_on() -> None:
 def test_a_stale_answer_is_dated_before_the_change_it_missed(tmp_path: Path) -> None:
     """Our problem built around pandas 2.0's removal of DataFrame.append: a model that
     answers with ``append`` works up to pandas 1.5 (error -1), the reference from its
-    own release on, and the model's knowledge date falls before pandas 2.0.0."""
+    own release on. One stale answer dates nothing (it shows no change, and one miss is
+    no evidence beyond chance): the date says so, with its one informative answer and
+    the newest change it met, pandas 2.0.0."""
     problem = "problems/pandas/append-rows"
     answers = tmp_path / "stale-answers.jsonl"
     answers.write_text(
@@ -313,7 +315,9 @@ def test_a_stale_answer_is_dated_before_the_change_it_missed(tmp_path: Path) -> 
     assert reference["error"] == 0 and reference["passes_pinned"] is True
     (known,) = json.loads((out / "knowledge.json").read_text())
     assert known["source"] == "model:stale" and known["stale"] == 1.0
-    assert known["date"] < stale["dates"]["2.0.0"]  # ISO dates compare as days
+    dating = known["dating"]
+    assert (dating["kind"], dating["informative"], dating["shown"]) == ("undated", 1, 0)
+    assert dating["ceiling"] == stale["dates"]["2.0.0"]
     text = (out / "reach.md").read_text()
     assert "`stale`: 100% of its answers are written for older releases than asked" in text
 
