@@ -36,8 +36,7 @@ def _words(text: str) -> FrozenSet[str]:
 
 # SQLite's authorizer action codes (its C API's, the same in every release; older
 # Pythons do not name them all)
-CREATE_INDEX, CREATE_TABLE, CREATE_TEMP_INDEX, CREATE_TEMP_TABLE = 1, 2, 3, 4
-CREATE_TEMP_TRIGGER, CREATE_TEMP_VIEW, CREATE_TRIGGER, CREATE_VIEW = 5, 6, 7, 8
+CREATE_TABLE, CREATE_TEMP_TABLE, CREATE_TEMP_VIEW, CREATE_VIEW = 2, 4, 6, 8
 DELETE, INSERT, PRAGMA, READ, UPDATE, FUNCTION = 9, 18, 19, 20, 23, 31
 OK, DENY = 0, 1
 
