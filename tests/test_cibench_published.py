@@ -25,6 +25,7 @@ import pytest
 from harness.analysis.drift import DriftClass, DriftRow
 from harness.analysis.summary import Summary
 from harness.app import bisect as app_bisect
+from harness.benchmarks.cibench import notebooks as cibench_notebooks
 from harness.core.errors import ProblemError
 from harness.core.results import write_json
 from harness.envs.build import EnvInfo
@@ -36,7 +37,6 @@ from harness.matrix.spec import load as load_matrix
 from harness.problems import downloads
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
-from harness.problems.formats import cibench_notebooks
 from harness.reports import markdown
 from tests.conftest import ROOT, run_harness
 

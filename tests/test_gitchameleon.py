@@ -23,16 +23,17 @@ from typing import Any
 
 import pytest
 
+from harness.benchmarks import registry
+from harness.benchmarks.base import Row
+from harness.benchmarks.gitchameleon import load as gitchameleon
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem
 from harness.envside import formatlib
 from harness.matrix import own_envs, spec
 from harness.matrix.combos import ID_PATTERN, MAX_ID_LENGTH
 from harness.matrix.spec import LibrarySpec, VersionKind
-from harness.problems import answers, downloads, formats
+from harness.problems import answers, downloads
 from harness.problems import sets as problemsets
-from harness.problems.formats import gitchameleon
-from harness.problems.formats.common import Row
 from tests.conftest import ROOT, run_harness
 
 PUBLISHED = ROOT.parent / "shared" / "data" / "gitchameleon" / "gitchameleon-dataset.tar.gz"
@@ -241,8 +242,8 @@ def test_a_folder_holding_the_dataset_skips_its_ground_truth(dataset: Path, tmp_
 
 
 def test_gitchameleon_rows_are_told_by_their_keys(dataset: Path) -> None:
-    assert formats.detect(ROUND) == "gitchameleon"
-    assert formats.detect({k: v for k, v in ROUND.items() if k != "example_id"}) == "gitchameleon"
+    assert registry.detect(ROUND) == "gitchameleon"
+    assert registry.detect({k: v for k, v in ROUND.items() if k != "example_id"}) == "gitchameleon"
     row = Row(ROUND, str(dataset), 1)
     with pytest.raises(ProblemError) as caught:
         gitchameleon.FORMAT.load_row(row, "gitchameleon")
@@ -328,8 +329,8 @@ def test_an_archive_without_a_dataset_is_refused(
     with pytest.raises(ProblemError) as caught:
         problemsets.load_problems([archive])
     assert str(caught.value) == (
-        f"{archive}: no GitChameleon dataset (dataset.jsonl beside hidden_tests/) or CIBench "
-        "experiment in this archive; pass a problem file or folder instead"
+        f"{archive}: no CIBench experiment or GitChameleon dataset (dataset.jsonl beside "
+        "hidden_tests/) in this archive; pass a problem file or folder instead"
     )
 
 
@@ -412,7 +413,7 @@ def test_answers_in_gitchameleons_shape(dataset: Path, tmp_path: Path) -> None:
 DRIVE = """
 import json, sys
 from harness.envside.formatlib import harness_error_part
-from harness.problems.formats.gitchameleon import DRIVER
+from harness.benchmarks.gitchameleon.load import DRIVER
 given = json.load(sys.stdin)
 namespace = {
     "_HARNESS_SOLUTION": given["solution"],

@@ -205,7 +205,7 @@ def _one_cycle(graph: dict[str, dict[str, int]], component: list[str]) -> str:
 
 def test_the_host_package_has_no_import_cycle() -> None:
     graph = _host_import_graph()
-    assert graph["harness.problems.formats.ds1000"], "the import graph was not built"
+    assert graph["harness.benchmarks.ds1000.load"], "the import graph was not built"
     cycles = _cycles(graph)
     assert cycles == [], "import cycles:\n" + "\n".join(_one_cycle(graph, c) for c in cycles)
 
@@ -218,7 +218,8 @@ LAYERS = (
     ("core", "values every stage shares: errors, problems, outcomes, findings, JSONL, TOML"),
     ("matrix", "matrix.toml: combos, axes, dated timelines, own envs, the package index"),
     ("envs", "environments: uv lock and sync, interpreters, the workspace"),
-    ("problems", "problem sets, formats, answers, downloads, runtime datasets"),
+    ("benchmarks", "one folder per benchmark behind one declaration, and their registry"),
+    ("problems", "problem sets, answers, downloads, runtime datasets: over every benchmark"),
     ("execute", "execution: options, the runner, admission, the run directory, progress"),
     ("analysis", "what outcomes mean: drift, causes, staleness, validity, vintage, summary"),
     ("labs", "what re-runs executions: bisection, reach, validation, repair"),
@@ -229,9 +230,17 @@ LAYERS = (
 _ORDER = {name: i for i, (name, _) in enumerate(LAYERS)}
 
 
+# A benchmark's folder holds the stages that are about it; a module there keeps the layer
+# of the stage it serves: its repaired-release writer and hand fixes run the repair lab's
+# codemods, so they are held to the labs' imports.
+BENCHMARK_LABS = ("release", "fixes")
+
+
 def layer_of(module: str) -> str:
     """``harness.analysis.drift`` → analysis; a top-level module (cli, options) is cli."""
     parts = module.split(".")
+    if parts[1:2] == ["benchmarks"] and parts[-1] in BENCHMARK_LABS:
+        return "labs"
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in _ORDER) else "cli"
 
 
@@ -255,6 +264,54 @@ def test_imports_point_down_the_layers() -> None:
         if _ORDER[layer_of(target)] > _ORDER[layer_of(module)]
     ]
     assert upward == [], "\n".join(upward)
+
+
+# -- a benchmark is a folder -------------------------------------------------------------
+
+BENCHMARKS = ROOT / "harness" / "benchmarks"
+FOLDERS = sorted(p.name for p in BENCHMARKS.iterdir() if (p / "__init__.py").is_file())
+
+# Generic modules that still import a benchmark's module, and what: the repair lab writes
+# DS-1000's and BigCodeBench's repaired rows and BigCodeBench's split of tests from
+# solution itself. Each entry must still be true (a stale one fails), so the list only
+# shrinks.
+NOT_YET = {
+    ("harness.labs.repair.outputs", "harness.benchmarks.bigcodebench.fixes"),
+    ("harness.labs.repair.outputs", "harness.benchmarks.bigcodebench.load"),
+    ("harness.labs.repair.outputs", "harness.benchmarks.bigcodebench.release"),
+    ("harness.labs.repair.outputs", "harness.benchmarks.ds1000.load"),
+    ("harness.labs.repair.plan", "harness.benchmarks.bigcodebench.fixes"),
+    ("harness.labs.repair.plan", "harness.benchmarks.bigcodebench.load"),
+}
+
+
+def _folder_of(module: str) -> str | None:
+    parts = module.split(".")
+    return (
+        parts[2]
+        if parts[1:2] == ["benchmarks"] and len(parts) > 2 and parts[2] in FOLDERS
+        else None
+    )
+
+
+def test_every_benchmark_folder_declares_a_benchmark() -> None:
+    assert set(FOLDERS) >= {"ds1000", "ours", "bigcodebench", "gitchameleon", "cibench", "exeds"}
+    missing = [
+        f for f in FOLDERS if "BENCHMARK =" not in (BENCHMARKS / f / "__init__.py").read_text()
+    ]
+    assert missing == []
+
+
+def test_no_generic_module_imports_a_benchmarks_module() -> None:
+    graph = _host_import_graph()
+    found = {
+        (module, target)
+        for module, edges in graph.items()
+        for target in edges
+        if _folder_of(target) is not None and _folder_of(module) != _folder_of(target)
+    }
+    assert sorted(found - NOT_YET) == [], "read the benchmark's declaration (registry) instead"
+    assert sorted(NOT_YET - found) == [], "no longer imported: take it off NOT_YET"
 
 
 # -- ARCHITECTURE.md is true to the code ---------------------------------------------------

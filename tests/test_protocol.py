@@ -15,6 +15,10 @@ from typing import Any
 
 import pytest
 
+from harness.benchmarks.bigcodebench import load as bigcodebench
+from harness.benchmarks.cibench import load as cibench
+from harness.benchmarks.exeds import load as exeds
+from harness.benchmarks.gitchameleon import load as gitchameleon
 from harness.core.results import Status
 from harness.envside import (
     formatlib,
@@ -23,7 +27,6 @@ from harness.envside import (
     formatlib_gitchameleon,
     protocol,
 )
-from harness.problems.formats import bigcodebench, cibench, exeds, gitchameleon
 from tests.envside import run_envside
 
 CHECK_THREE = textwrap.dedent("""

@@ -18,15 +18,15 @@ from harness.analysis.repairs import Row
 from harness.analysis.staleness import load_catalogue
 from harness.app import plan as planning
 from harness.app import run as app_run
+from harness.benchmarks.bigcodebench import fixes, release
+from harness.benchmarks.bigcodebench import load as bigcodebench
+from harness.benchmarks.bigcodebench.fixes import Fix, FixError
 from harness.core.errors import ProblemError
 from harness.execute.progress import QuietReporter
 from harness.execute.rundir import RunRequest
-from harness.labs.repair import fixes, release
-from harness.labs.repair.fixes import Fix, FixError
 from harness.labs.repair.outputs import repair_record
 from harness.labs.repair.plan import BY_HAND, NEEDS_HUMAN, PROPOSED, Break, propose
 from harness.problems import sets as problemsets
-from harness.problems.formats import bigcodebench
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:

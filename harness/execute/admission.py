@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.benchmarks import registry
 from harness.core.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.core.results import Status
 from harness.envs.build import ENVSIDE
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from harness.core.problem import Problem
     from harness.core.results import Outcome
     from harness.envs.build import EnvInfo
     from harness.execute.runner import RunOptions
@@ -165,9 +167,12 @@ def measure(
     )
 
 
-# The formats whose tests call what the answer defined: graded across the boundary by
-# calls (harness/envside/crossing_*.py), with an in-process fallback.
-CALLING = ("bigcodebench", "gitchameleon", "cibench")
+def _calls_answer(problem: Problem) -> bool:
+    """Whether the problem's tests call what the answer defined (its benchmark says):
+    graded across the boundary by calls (harness/envside/crossing_*.py), with an
+    in-process fallback."""
+    benchmark = registry.of(problem)
+    return benchmark is not None and benchmark.calls_answer
 
 
 def _record(
@@ -185,7 +190,7 @@ def _record(
         Execution(e.problem, Solution(e.problem.id, REFERENCE, e.problem.reference_code))
         for e in answered
     ]
-    calling = [e for e in references if e.problem.metadata.get("format") in CALLING]
+    calling = [e for e in references if _calls_answer(e.problem)]
     if reporter is not None:
         reporter.log(
             f"{info.combo}: recording what {len(references)} references' values use, "

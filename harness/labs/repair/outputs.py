@@ -27,23 +27,24 @@ from typing import TYPE_CHECKING
 from harness.analysis import repairs as table
 from harness.analysis.drift import trajectories
 from harness.analysis.validity import validities
+from harness.benchmarks.bigcodebench import load as bigcodebench
+from harness.benchmarks.bigcodebench import release
+from harness.benchmarks.ds1000 import load as ds1000
 from harness.core.errors import ProblemError
 from harness.core.jsonl import read_rows
 from harness.core.results import write_json
 from harness.core.tomlfile import TomlFile
-from harness.labs.repair import release
 from harness.labs.repair.codemods import apply, diff
 from harness.problems import downloads
-from harness.problems.formats import bigcodebench, ds1000
 from harness.problems.sets import set_name_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from harness.analysis.repairs import RepairTable
+    from harness.benchmarks.bigcodebench.fixes import Fix
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
-    from harness.labs.repair.fixes import Fix
     from harness.labs.repair.plan import Proposal, RepairPlan
 
 

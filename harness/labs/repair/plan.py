@@ -29,9 +29,10 @@ from packaging.version import InvalidVersion, Version
 
 from harness.analysis.drift import API_DRIFT, era_order, trajectories
 from harness.analysis.staleness import load_catalogue, static_uses
+from harness.benchmarks.bigcodebench import fixes as hand
+from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.core.problem import REFERENCE
 from harness.core.results import Status
-from harness.labs.repair import fixes as hand
 from harness.labs.repair.codemods import (
     CODEMODS,
     DEFAULT,
@@ -41,23 +42,22 @@ from harness.labs.repair.codemods import (
     portable_for,
 )
 from harness.labs.repair.strength import loosened
-from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
     from harness.analysis.drift import Trajectory
     from harness.analysis.staleness import Entry
+    from harness.benchmarks.bigcodebench.fixes import Fix
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
-    from harness.labs.repair.fixes import Fix
 
 PROPOSED = "proposed"
 NEEDS_HUMAN = "needs-human"
 # how the codemods were chosen
 BY_CATALOGUE = "catalogue"
 BY_TRYING = "all codemods"
-BY_HAND = "hand fix"  # a reviewed edit of harness/data/fixes (harness.labs.repair.fixes)
+BY_HAND = "hand fix"  # a reviewed edit (harness/benchmarks/bigcodebench/fixes.toml)
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harness.benchmarks.base import Layout, set_name_of, timeout
 from harness.core.errors import ProblemError
 from harness.core.libraries import lookup
 from harness.core.problem import Change, Problem, imported_modules
 from harness.core.tomlfile import TomlFile
-from harness.problems.formats.common import timeout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -134,3 +134,38 @@ def _change(value: Any, fail: Callable[[str, str], ProblemError]) -> Change | No
         changed=value.get("changed") or None,
         notes=value["notes"],
     )
+
+
+CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
+
+
+def set_root(path: Path, given: Path) -> Path:
+    """The directory a problem's id is relative to: the one holding the library
+    directories, so ``problems/pandas/x.toml`` is ``problems/pandas/x`` whether the
+    run was given ``problems/`` or ``problems/pandas/``."""
+    folder = path.parent
+    while folder != folder.parent:
+        library = lookup(folder.name)
+        if library is not None and library.key == folder.name:
+            return folder.parent
+        if folder == given.parent:
+            break
+        folder = folder.parent
+    return given
+
+
+def load_folder(root: Path) -> list[Problem]:
+    """The problems in ``root/**/*.toml`` (but ``catalogue.toml``)."""
+    problems = []
+    for path in sorted(p for p in root.rglob("*.toml") if p.name not in CONFIG_FILES):
+        base = set_root(path.resolve(), root.resolve())
+        problems.append(load_toml_problem(path, base, set_name_of(base)))
+    return problems
+
+
+def load_file(path: Path) -> list[Problem]:
+    base = set_root(path.resolve(), path.parent.resolve())
+    return [load_toml_problem(path, base, set_name_of(base))]
+
+
+LAYOUT = Layout(folder=load_folder, suffixes=(".toml",), file=load_file)

@@ -25,12 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from harness.benchmarks.base import DERIVED, DerivedOutputs, check, context, main_library
+from harness.benchmarks.cibench import load as cibench
+from harness.benchmarks.cibench.notebooks import Experiment, read
+from harness.core import cache as downloads  # the download cache the data files stage in
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem, imported_modules
-from harness.problems import downloads
-from harness.problems.formats import cibench
-from harness.problems.formats.cibench_notebooks import Experiment, read
-from harness.problems.formats.common import check, context, main_library
 
 SETS = ("cibench_generation", "cibench_template")  # the task sets' folders
 SUFFIXES = (".md", ".ipynb")
@@ -128,7 +128,7 @@ def problems_of(
     spec = [step.to_dict() for step in experiment.steps]
     codes = [step.reference for step in experiment.steps]
     modules = [m for step in experiment.steps for m in step.modules]
-    expected = "published" if experiment.published else "derived, not published"
+    expected = "published" if experiment.published else DERIVED
     problems = []
     for oracle in (False, True):
         native = experiment.name + (cibench.ORACLE_SUFFIX if oracle else "")
@@ -195,7 +195,7 @@ def load_folder(root: Path, cache: Path | None = None) -> list[Problem]:
     found = experiments_in(root)
     if not found:
         raise ProblemError(
-            str(root), None, f"no CIBench experiment (<set>/<module>/<name>.md) below it"
+            str(root), None, "no CIBench experiment (<set>/<module>/<name>.md) below it"
         )
     return [p for path in found for p in load_experiment(path, cache)]
 
@@ -217,7 +217,9 @@ def _rebuilt(problem: Problem, spec: list[dict[str, Any]], unavailable: str, how
         "unavailable": unavailable,
         "cibench": {**saved, "spec": spec},
     }
-    return replace(problem, code_context=context(code, checks="formatlib_cibench"), metadata=metadata)
+    return replace(
+        problem, code_context=context(code, checks="formatlib_cibench"), metadata=metadata
+    )
 
 
 def with_expected(problem: Problem, outputs: list[dict[str, Any]], how: str) -> Problem:
@@ -236,3 +238,27 @@ def unavailable(problem: Problem, reason: str) -> Problem:
     """``problem`` skipped wherever it runs, for ``reason``."""
     saved = problem.metadata["cibench"]
     return _rebuilt(problem, saved["spec"], reason, str(problem.metadata.get("expected", "")))
+
+
+def needs_derivation(problem: Problem) -> bool:
+    meta = problem.metadata
+    return "cibench" in meta and meta.get("expected") == DERIVED and not meta.get("unavailable")
+
+
+def session(problem: Problem) -> dict[str, Any]:
+    saved = problem.metadata["cibench"]
+    return {"spec": saved["spec"], "data": saved["data"]}
+
+
+def content(problem: Problem) -> dict[str, Any]:
+    """What a session's outputs depend on, besides the env: its references and what they
+    read."""
+    saved = problem.metadata["cibench"]
+    return {
+        "references": [step["reference"] for step in saved["spec"]],
+        "data": [relative for relative, _ in saved["data"]],
+        "staged": [Path(staged).parent.name for _, staged in saved["data"]],
+    }
+
+
+DERIVES = DerivedOutputs(needs_derivation, session, content, with_expected, unavailable)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harness.benchmarks.base import Format, timeout
 from harness.core.libraries import canonical
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, timeout
 
 if TYPE_CHECKING:
-    from harness.problems.formats.common import Row
+    from harness.benchmarks.base import Row
 
 KEYS = ("reference_code", "code_context", "metadata")
 
@@ -54,4 +54,4 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
     ]
 
 
-FORMAT = Format("ds1000", matches, load_row)
+FORMAT = Format("ds1000", matches, load_row, rank=50, fallback=True)

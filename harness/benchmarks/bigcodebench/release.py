@@ -22,18 +22,18 @@ import tokenize
 from typing import TYPE_CHECKING
 
 from harness.analysis.repairs import CONDITIONED
+from harness.benchmarks.bigcodebench import fixes
+from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.core.problem import imported_modules
-from harness.labs.repair import fixes
 from harness.labs.repair.codemods import FOR_SOLUTIONS, apply
 from harness.labs.repair.pandas_freq import frequency_parameters
-from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from harness.analysis.repairs import Row
+    from harness.benchmarks.bigcodebench.fixes import Fix
     from harness.core.findings import Finding
-    from harness.labs.repair.fixes import Fix
     from harness.labs.repair.plan import Proposal
 
 _WORDS = (tokenize.NAME, tokenize.STRING)

@@ -37,17 +37,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.core.errors import ProblemError
 from harness.core.problem import imported_modules
 from harness.core.tomlfile import TomlFile
-from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from harness.core.problem import Problem
 
-FIXES = Path(__file__).resolve().parents[2] / "data" / "fixes" / "bigcodebench.toml"
+FIXES = Path(__file__).resolve().parent / "fixes.toml"
 CODE_FIELDS = ("code_prompt", "canonical_solution", "test")
 PROSE_FIELDS = ("complete_prompt", "instruct_prompt", "doc_struct")
 FIELDS = CODE_FIELDS + PROSE_FIELDS

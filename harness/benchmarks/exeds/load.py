@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.benchmarks.base import Format, Row, check, context, main_library
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, check, context, main_library
 
 # Runs apart, with the solution: the cell, on a copy of the notebook's state.
 DRIVER = """
@@ -100,4 +100,4 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
     ]
 
 
-FORMAT = Format("exeds", matches, load_row)
+FORMAT = Format("exeds", matches, load_row, rank=20)

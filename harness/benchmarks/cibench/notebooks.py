@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 STEP_TYPES = ("exec", "num", "text", "vis")
 _FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 # "File Path: `data/x.csv`", also quoted or ending a sentence: the path alone
-_FILE_PATH = re.compile(r"File Path:[ \t`'\"]*((?:\./)?data/[^\s`'\",]+?)[.,;]?[`'\"]*[ \t]*$", re.M)
+_FILE_PATH = re.compile(
+    r"File Path:[ \t`'\"]*((?:\./)?data/[^\s`'\",]+?)[.,;]?[`'\"]*[ \t]*$", re.MULTILINE
+)
 _ITEM = re.compile(r"^\s*-\s*(.*?)\s*$")
 _KEY = re.compile(r"^(\s*)([A-Za-z_][\w-]*):\s*(.*?)\s*$")
 
@@ -84,7 +86,9 @@ def front_matter(text: str, shown: str) -> tuple[dict[str, Any], str]:
             continue
         key = _KEY.match(line)
         if key is None:
-            raise ProblemError(shown, f"line {number}", f"cannot read front matter: {line.strip()!r}")
+            raise ProblemError(
+                shown, f"line {number}", f"cannot read front matter: {line.strip()!r}"
+            )
         current, value = key.group(2), key.group(3)
         meta[current] = _scalar(value) if value else []
     raise ProblemError(shown, "line 1", "front matter never closed with '---'")
@@ -129,7 +133,8 @@ def read_markdown(path: Path, name: str) -> Experiment:
         raise ProblemError(shown, None, "no ```python block: an experiment needs steps")
     kinds, modules, note = _kinds(meta, len(codes), shown)
     steps = tuple(
-        Step(p, c, k, _modules(m)) for p, c, k, m in zip(prompts, codes, kinds, modules, strict=True)
+        Step(p, c, k, _modules(m))
+        for p, c, k, m in zip(prompts, codes, kinds, modules, strict=True)
     )
     return Experiment(
         name=name,
@@ -191,7 +196,9 @@ def read_notebook(path: Path, name: str) -> Experiment:
     steps = []
     for prompt, cell, kind, module in zip(prompts, cells, kinds, modules, strict=True):
         text, figure = _outputs(cell)
-        steps.append(Step(prompt, _joined(cell.get("source")), kind, _modules(module), text, figure))
+        steps.append(
+            Step(prompt, _joined(cell.get("source")), kind, _modules(module), text, figure)
+        )
     body = "\n".join(prompts)
     return Experiment(
         name=name,

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness.benchmarks.base import Format, Row, check, context, main_library
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, check, context, main_library
 
 ORACLE_SUFFIX = "/oracle"
 _MARKER = re.compile(r"^# %% step (\d+)[ \t]*(?:\n|$)", re.MULTILINE)
@@ -200,4 +200,4 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
     return problems
 
 
-FORMAT = Format("cibench", matches, load_row)
+FORMAT = Format("cibench", matches, load_row, rank=30)

@@ -19,8 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import (
+from harness.benchmarks.base import (
     Format,
     Row,
     check,
@@ -28,6 +27,7 @@ from harness.problems.formats.common import (
     library_list,
     main_library,
 )
+from harness.core.problem import Problem, imported_modules
 
 KEYS = ("task_id", "code_prompt", "canonical_solution", "test")
 DEFAULT_TIMEOUT = 240.0  # BigCodeBench's own limit per task
@@ -308,4 +308,4 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
     ]
 
 
-FORMAT = Format("bigcodebench", matches, load_row)
+FORMAT = Format("bigcodebench", matches, load_row, rank=10)

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from harness.benchmarks.base import Format, Row, check, context
 from harness.core.jsonl import read_rows
 from harness.core.libraries import lookup
 from harness.core.problem import Problem, imported_modules
-from harness.problems.formats.common import Format, Row, check, context
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -373,4 +373,4 @@ def environment(python: str, library: str, version: str, additional: list[str]) 
     return {"python": python, "requirements": list(dict.fromkeys(requirements))}
 
 
-FORMAT = Format(SET_NAME, matches, load_row, load_file)
+FORMAT = Format(SET_NAME, matches, load_row, load_file, rank=40)
