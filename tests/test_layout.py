@@ -231,9 +231,9 @@ _ORDER = {name: i for i, (name, _) in enumerate(LAYERS)}
 
 
 # A benchmark's folder holds the stages that are about it; a module there keeps the layer
-# of the stage it serves: its repaired-release writer and hand fixes run the repair lab's
-# codemods, so they are held to the labs' imports.
-BENCHMARK_LABS = ("release", "fixes")
+# of the stage it serves: its repaired-release writer runs the repair lab's codemods, so
+# it is held to the labs' imports (and its declaration names it, for the lab to load).
+BENCHMARK_LABS = ("release",)
 
 
 def layer_of(module: str) -> str:
@@ -271,19 +271,6 @@ def test_imports_point_down_the_layers() -> None:
 BENCHMARKS = ROOT / "harness" / "benchmarks"
 FOLDERS = sorted(p.name for p in BENCHMARKS.iterdir() if (p / "__init__.py").is_file())
 
-# Generic modules that still import a benchmark's module, and what: the repair lab writes
-# DS-1000's and BigCodeBench's repaired rows and BigCodeBench's split of tests from
-# solution itself. Each entry must still be true (a stale one fails), so the list only
-# shrinks.
-NOT_YET = {
-    ("harness.labs.repair.outputs", "harness.benchmarks.bigcodebench.fixes"),
-    ("harness.labs.repair.outputs", "harness.benchmarks.bigcodebench.load"),
-    ("harness.labs.repair.outputs", "harness.benchmarks.bigcodebench.release"),
-    ("harness.labs.repair.outputs", "harness.benchmarks.ds1000.load"),
-    ("harness.labs.repair.plan", "harness.benchmarks.bigcodebench.fixes"),
-    ("harness.labs.repair.plan", "harness.benchmarks.bigcodebench.load"),
-}
-
 
 def _folder_of(module: str) -> str | None:
     parts = module.split(".")
@@ -310,8 +297,7 @@ def test_no_generic_module_imports_a_benchmarks_module() -> None:
         for target in edges
         if _folder_of(target) is not None and _folder_of(module) != _folder_of(target)
     }
-    assert sorted(found - NOT_YET) == [], "read the benchmark's declaration (registry) instead"
-    assert sorted(NOT_YET - found) == [], "no longer imported: take it off NOT_YET"
+    assert sorted(found) == [], "read the benchmark's declaration (registry) instead"
 
 
 # -- ARCHITECTURE.md is true to the code ---------------------------------------------------

@@ -18,9 +18,9 @@ from harness.analysis.repairs import Row
 from harness.analysis.staleness import load_catalogue
 from harness.app import plan as planning
 from harness.app import run as app_run
+from harness.benchmarks.base import Fix, FixError
 from harness.benchmarks.bigcodebench import fixes, release
 from harness.benchmarks.bigcodebench import load as bigcodebench
-from harness.benchmarks.bigcodebench.fixes import Fix, FixError
 from harness.core.errors import ProblemError
 from harness.execute.progress import QuietReporter
 from harness.execute.rundir import RunRequest

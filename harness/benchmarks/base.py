@@ -14,6 +14,7 @@ libraries and timeouts that several formats share.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from harness.core.libraries import canonical, lookup
 from harness.envside.protocol import FORMAT_HELPERS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
     from harness.core.problem import Problem
@@ -245,6 +246,67 @@ class Layout:
     companion: Callable[[Path], bool] = lambda _path: False
 
 
+@dataclass(frozen=True)
+class Fix:
+    """One reviewed edit by hand of one field of one task (a benchmark's ``fixes.toml``)."""
+
+    task: str  # upstream's task id: BigCodeBench/50
+    field: str
+    old: str
+    new: str
+    why: str
+    broke_in: str  # the release that broke the task: "pandas 3.0.0"
+    notes: str  # the release notes that say so
+    file: str = ""  # where the fix is written (for errors)
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in ("file", "line")}
+
+
+class FixError(ProblemError):
+    """A fix that cannot be applied: the file, the task and the field, one line."""
+
+
+@dataclass(frozen=True)
+class Repairs:
+    """What the repair lab asks of a benchmark whose context is built from its tests and
+    its prompt (BigCodeBench): the tests are rewritten apart from the solution and the
+    context built again; reviewed hand fixes go first; a repaired release is written by
+    ``release`` ("module:attribute" of a :class:`ReleaseWriter`, loaded by the lab: it
+    runs the lab's codemods, so the declaration names it rather than imports it)."""
+
+    tests_of: Callable[[str], str | None]  # a context → its tests (None: not such a context)
+    split: Callable[[str, str], tuple[str, str] | None]  # (prompt, reference) → both halves
+    context_of: Callable[[str, str, str], str]  # (tests, prompt, entry point) → a context
+    fixes: Callable[[], Sequence[Fix]] = lambda: ()  # reviewed hand fixes
+    unfixed: Callable[[], Mapping[str, str]] = dict  # reviewed, left alone: why
+    apply_fixes: Callable[[Problem, Sequence[Fix]], Problem] = lambda problem, _fixes: problem
+
+
+@dataclass(frozen=True)
+class RepairedFile:
+    """What the repair lab hands a release writer for one JSONL file, by native id."""
+
+    location: str  # the file as given (for errors)
+    code: Mapping[str, tuple[str, str]]  # repaired (reference, context)
+    validity: Mapping[str, Mapping[str, object]]  # each row's validity record
+    proposals: Mapping[str, Any]  # the repair lab's proposals, to follow in every field
+    problems: Mapping[str, Problem]  # the problems as loaded
+
+
+@dataclass(frozen=True)
+class ReleaseWriter:
+    """How a benchmark's JSONL file is written back with its repaired rows."""
+
+    matches: Callable[[dict[str, Any]], bool]  # a row of this benchmark's file
+    # (row, line number, the file's repairs, fields changed per task) → the new fields
+    fields: Callable[
+        [Mapping[str, Any], int, RepairedFile, dict[str, list[str]]], dict[str, object]
+    ]
+    changelog: Callable[..., str] | None = None  # ``<set>.changelog.md`` beside it
+
+
 DERIVED = "derived, not published"  # how expected outputs that were derived are labelled
 
 
@@ -281,5 +343,8 @@ class Benchmark:
     environment: Callable[[], Mapping[str, str]] = field(default=dict)
     # expected outputs it does not publish, derived in the baseline
     derives: DerivedOutputs | None = None
+    # what the repair lab asks of it (tests apart, hand fixes), and its release writer
+    repairs: Repairs | None = None
+    release: str = ""  # "module:attribute" of its ReleaseWriter (see Repairs)
     # its problems' ids for answers that name them otherwise (CIBench's oracle twin)
     aliases: Callable[[Problem], str | None] = lambda _problem: None

@@ -3,8 +3,8 @@
 ``sanitize``), its grader's verdicts (``verdicts``), and its repaired releases
 (``release``, with the reviewed hand fixes ``fixes`` and ``fixes.toml``)."""
 
-from harness.benchmarks.base import Benchmark, NamedSet
-from harness.benchmarks.bigcodebench import answers, load, verdicts
+from harness.benchmarks.base import Benchmark, NamedSet, Repairs
+from harness.benchmarks.bigcodebench import answers, fixes, load, verdicts
 
 RELEASE = "https://github.com/bigcode-project/bigcodebench-annotation/releases/download/v0.1.5"
 BIGCODEBENCH_RELEASE = RELEASE
@@ -37,4 +37,13 @@ BENCHMARK = Benchmark(
     shapes=(answers.SHAPE,),
     verdicts=verdicts.FILE,
     calls_answer=True,
+    repairs=Repairs(
+        tests_of=load.tests_of,
+        split=load.split_solution,
+        context_of=load.context_of,
+        fixes=fixes.load,
+        unfixed=fixes.load_unfixed,
+        apply_fixes=fixes.apply,
+    ),
+    release="harness.benchmarks.bigcodebench.release:WRITER",
 )

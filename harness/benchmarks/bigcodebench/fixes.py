@@ -4,7 +4,7 @@
 Where a value, a dtype or a behaviour changed (no API to rewrite), BigCodeBench's
 maintainers fix a task by hand, release after release (upstream's ``tools/fix_v0*.py``:
 per-task edits of the solution or the test). Ours are the same edits, written as data in
-``harness/data/fixes/bigcodebench.toml``, one ``[[fix]]`` table each::
+``fixes.toml`` beside this module, one ``[[fix]]`` table each::
 
     [[fix]]
     task = "BigCodeBench/50"
@@ -33,10 +33,10 @@ import ast
 import dataclasses
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.benchmarks.base import Fix, FixError
 from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.core.errors import ProblemError
 from harness.core.problem import imported_modules
@@ -52,28 +52,6 @@ CODE_FIELDS = ("code_prompt", "canonical_solution", "test")
 PROSE_FIELDS = ("complete_prompt", "instruct_prompt", "doc_struct")
 FIELDS = CODE_FIELDS + PROSE_FIELDS
 _KEYS = ("task", "field", "old", "new", "why", "broke_in", "notes")
-
-
-@dataclass(frozen=True)
-class Fix:
-    """One reviewed edit of one field of one task."""
-
-    task: str  # upstream's task id: BigCodeBench/50
-    field: str
-    old: str
-    new: str
-    why: str
-    broke_in: str  # the release that broke the task: "pandas 3.0.0"
-    notes: str  # the release notes that say so
-    file: str = ""  # where the fix is written (for errors)
-    line: int | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if k not in ("file", "line")}
-
-
-class FixError(ProblemError):
-    """A fix that cannot be applied: the file, the task and the field, one line."""
 
 
 def _header_lines(text: str) -> list[int]:

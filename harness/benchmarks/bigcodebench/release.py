@@ -19,9 +19,10 @@ import io
 import json
 import re
 import tokenize
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.analysis.repairs import CONDITIONED
+from harness.benchmarks.base import ReleaseWriter
 from harness.benchmarks.bigcodebench import fixes
 from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.core.problem import imported_modules
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from harness.analysis.repairs import Row
-    from harness.benchmarks.bigcodebench.fixes import Fix
+    from harness.benchmarks.base import Fix, RepairedFile
     from harness.core.findings import Finding
     from harness.labs.repair.plan import Proposal
 
@@ -295,3 +296,49 @@ def changelog(
     if left:
         lines += ["", "## Not repaired", "", *left]
     return "\n".join(lines) + "\n"
+
+
+def split_reference(prompt: str, reference: str) -> tuple[str, str] | None:
+    """``reference`` (a task's prompt and solution, joined) split after the line that
+    ends ``prompt`` (its ``def``): :func:`bigcodebench.split_solution`."""
+    return bigcodebench.split_solution(prompt, reference)
+
+
+def _repaired_code(row: Mapping[str, Any], repaired: RepairedFile) -> dict[str, object]:
+    """A task's repaired ``code_prompt`` and ``canonical_solution``: the reference was the
+    two joined, and is split again at the prompt's ``def`` line. A task whose tests were
+    rewritten keeps its row (its tests are kept in the context as text: the diff in
+    ``diffs/`` shows the change)."""
+    native = str(row.get("task_id"))
+    code = repaired.code.get(native)
+    problem = repaired.problems.get(native)
+    if code is None or problem is None or code[1] != problem.code_context:
+        return {}
+    split = split_reference(str(row.get("code_prompt", "")), code[0])
+    if split is None:
+        return {}
+    return {"code_prompt": split[0], "canonical_solution": split[1]}
+
+
+def fields(
+    row: Mapping[str, Any], _number: int, repaired: RepairedFile, changed: dict[str, list[str]]
+) -> dict[str, object]:
+    """A task's new fields: its validity, and every field its repair reaches
+    (:func:`task_fields`, the repaired API's code even where the verdict is
+    version-conditioned: its validity says from which release it holds); ``changed``
+    collects each task's rewritten fields."""
+    native = str(row.get("task_id"))
+    out: dict[str, object] = {}
+    if native in repaired.validity:
+        out["validity"] = repaired.validity[native]
+    if native in repaired.proposals:
+        task = task_fields(row, repaired.proposals[native])
+        out.update(task)
+        if task:
+            changed[native] = list(task)
+    elif native in repaired.code:
+        out.update(_repaired_code(row, repaired))
+    return out
+
+
+WRITER = ReleaseWriter(bigcodebench.matches, fields, changelog)

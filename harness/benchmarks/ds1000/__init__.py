@@ -24,4 +24,5 @@ BENCHMARK = Benchmark(
         ),
     ),
     shapes=(answers.SHAPE,),
+    release="harness.benchmarks.ds1000.release:WRITER",
 )
