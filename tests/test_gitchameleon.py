@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from harness.benchmarks import registry
-from harness.benchmarks.base import Row
+from harness.benchmarks.base import NamedSet, Row
 from harness.benchmarks.gitchameleon import load as gitchameleon
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem
@@ -89,6 +89,13 @@ TRUTH = {
     "7": "import numpy as np\n\ndef rounded(a):\n    return np.round(a)\n",
     "8": "import numpy as np\nfrom scipy.stats import hmean\n\ndef harmonic(a):\n    return hmean(a)\n",
 }
+
+
+def published(name: str) -> NamedSet:
+    """The named set ``name``, which the shipped benchmarks declare."""
+    found = downloads.named(name)
+    assert found is not None, name
+    return found
 
 
 def write_dataset(
@@ -364,7 +371,7 @@ def test_an_archive_member_that_could_escape_is_refused_and_nothing_is_kept(
 def test_the_named_set_is_upstreams_archive_kept_unverified(
     dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    named = downloads.NAMED["gitchameleon"]
+    named = published("gitchameleon")
     assert named.url == (
         "https://github.com/mrcabbage972/GitChameleonBenchmark/archive/"
         "630daf9d8b64b2884fe2d0aa165c8a612932885e.tar.gz"
@@ -373,14 +380,14 @@ def test_the_named_set_is_upstreams_archive_kept_unverified(
     # the same table entry, served from a file: cached under its own name, then read
     archive = pack(dataset.parent, tmp_path / "upstream.tar.gz")
     local = replace(named, url=archive.as_uri())
-    monkeypatch.setattr(downloads, "NAMED", {"gitchameleon": local})
+    monkeypatch.setattr(downloads, "named", {"gitchameleon": local}.get)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     heard: list[str] = []
     got = downloads.resolve("gitchameleon", notice=heard.append)
     assert got.name == "gitchameleon.tar.gz"
     unverified = (
         f"gitchameleon: {archive.as_uri()}: sha256 {downloads.sha256_of(archive)} is not "
-        "pinned in harness/problems/downloads.py yet: kept unverified"
+        "pinned in its benchmark's NamedSet yet: kept unverified"
     )
     assert heard == [unverified]
     assert problemsets.load_problems([got])[0].id == "gitchameleon/7"

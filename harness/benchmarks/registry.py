@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.benchmarks.base import Benchmark
-from harness.core.errors import UsageError
+from harness.core.errors import HarnessError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -37,8 +37,14 @@ _HERE = Path(__file__).resolve().parent
 
 def _declared(where: str, value: object) -> Benchmark:
     if not isinstance(value, Benchmark):
-        raise UsageError(f"benchmark {where}: is not a harness.benchmarks.base.Benchmark")
+        raise HarnessError(where, None, "is not a harness.benchmarks.base.Benchmark")
     return value
+
+
+def _where(entry: metadata.EntryPoint) -> str:
+    """``harness-drills: entry point drills = harness_drills:BENCHMARK``."""
+    package = entry.dist.name if entry.dist is not None else GROUP
+    return f"{package}: entry point {entry.name} = {entry.value}"
 
 
 def _shipped() -> Iterator[Benchmark]:
@@ -55,11 +61,9 @@ def _registered() -> Iterator[Benchmark]:
         try:
             value = entry.load()
         except Exception as exc:  # a third party's import error is its own: say which
-            raise UsageError(
-                f"benchmark entry point {entry.name} = {entry.value}: cannot be loaded "
-                f"({type(exc).__name__}: {exc})"
-            ) from None
-        yield _declared(f"entry point {entry.name} = {entry.value}", value)
+            why = f"cannot be loaded ({type(exc).__name__}: {exc})"
+            raise HarnessError(_where(entry), None, why) from None
+        yield _declared(_where(entry), value)
 
 
 @functools.cache
@@ -68,7 +72,7 @@ def benchmarks() -> tuple[Benchmark, ...]:
     found: dict[str, Benchmark] = {}
     for benchmark in (*_shipped(), *_registered()):
         if benchmark.name in found:
-            raise UsageError(f"benchmark {benchmark.name!r}: declared twice")
+            raise HarnessError(GROUP, None, f"benchmark {benchmark.name!r} is declared twice")
         found[benchmark.name] = benchmark
     return tuple(found.values())
 

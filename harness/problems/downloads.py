@@ -1,8 +1,8 @@
 """Problem and answer files named by URL or by benchmark: downloaded once into a cache,
 then read like paths.
 
-``--problems ds1000`` (or ``bigcodebench``, …) names a published benchmark: ``NAMED_SETS``
-pins where each one is published and the sha256 of its bytes. A download goes to a
+``--problems ds1000`` (or ``bigcodebench``, …) names a published benchmark: its
+declaration (``Benchmark.named``) pins where it is published and the sha256 of its bytes. A download goes to a
 temporary file in the cache, is checked against its pin and only then renamed into
 place, so the cache never holds a file that failed its check. A set whose checksum is
 not known yet (``sha256=None``) is downloaded, kept and reported as unverified, with the
@@ -42,9 +42,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
-NAMED_SETS = registry.named_sets()  # each benchmark declares where it is published
-__all__ = ["NAMED", "NAMED_SETS", "NamedSet", "cache_dir", "extract", "is_url", "resolve", "sha256_of"]
-NAMED = {s.name: s for s in NAMED_SETS}
+__all__ = ["NamedSet", "cache_dir", "extract", "is_url", "named", "resolve", "sha256_of"]
+
+
+def named(name: str) -> NamedSet | None:
+    """The published set ``name`` stands for: each benchmark declares its own
+    (``Benchmark.named``), read when first asked, so that a benchmark that cannot load
+    is an error of the command, not of importing this module."""
+    return next((s for s in registry.named_sets() if s.name == name), None)
 
 
 def is_url(text: str) -> bool:
@@ -59,10 +64,10 @@ def resolve(
     argument: str, cache: Path | None = None, notice: Callable[[str], None] = _stderr
 ) -> Path:
     """A local path for ``argument``: a path as given, or a cached download of a URL or
-    of a named set (``NAMED``). ``notice`` hears of a download kept unverified."""
-    named = NAMED.get(argument)
-    if named is not None:
-        return _named(named, cache or cache_dir(), notice)
+    of a named set (:func:`named`). ``notice`` hears of a download kept unverified."""
+    published = named(argument)
+    if published is not None:
+        return _named(published, cache or cache_dir(), notice)
     if not is_url(argument):
         return Path(argument)
     name = Path(urllib.parse.urlsplit(argument).path).name or "download"
@@ -89,8 +94,8 @@ def _named(named: NamedSet, cache: Path, notice: Callable[[str], None]) -> Path:
     got = _download(named.url, target, f"{named.name}: {named.url}", named.sha256)
     if named.sha256 is None:
         notice(
-            f"{named.name}: {named.url}: sha256 {got} is not pinned in "
-            "harness/problems/downloads.py yet: kept unverified"
+            f"{named.name}: {named.url}: sha256 {got} is not pinned in its benchmark's "
+            "NamedSet yet: kept unverified"
         )
     return target
 
