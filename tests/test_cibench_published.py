@@ -28,7 +28,8 @@ from harness.app import bisect as app_bisect
 from harness.core.errors import ProblemError
 from harness.core.results import write_json
 from harness.envs.build import EnvInfo
-from harness.envside import cibench_cells, cibench_scores, formatlib
+from harness.envside import cibench_cells, cibench_scores
+from harness.envside.checks import formatlib
 from harness.execute import expected
 from harness.execute.job import Job
 from harness.execute.rundir import RunDir

@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 
 from harness.core.errors import ProblemError
-from harness.envside import crossing_errors, formatlib, formatlib_bigcodebench
+from harness.envside import formatlib_bigcodebench
+from harness.envside.bridge import crossing_errors
+from harness.envside.checks import formatlib
 from harness.problems import answers, formats
 from harness.problems import sets as problemsets
 from harness.problems.formats import bigcodebench, cibench, exeds

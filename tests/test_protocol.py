@@ -17,12 +17,12 @@ import pytest
 
 from harness.core.results import Status
 from harness.envside import (
-    formatlib,
     formatlib_bigcodebench,
     formatlib_cibench,
     formatlib_gitchameleon,
     protocol,
 )
+from harness.envside.checks import formatlib
 from harness.problems.formats import bigcodebench, cibench, exeds, gitchameleon
 from tests.envside import run_envside
 

@@ -32,7 +32,7 @@ class Cause(str, enum.Enum):
     # a library's data files that are downloaded ahead (NLTK's corpora, TextBlob's) are
     # not on this machine: never drift
     NEEDS_DATA = "needs-data"
-    # the checker would not admit a value the solution sent back (harness/envside/admission.py)
+    # the checker would not admit a value the solution sent back (harness/envside/bridge/admission.py)
     GUARD_REFUSED = "guard-refused"
     TIMEOUT = "timeout"
     CRASH = "crash"

@@ -88,7 +88,8 @@ def key(execution: Execution) -> str:
 def _env_side() -> str:
     """A digest of the env side's code: what a recording sends and records."""
     digest = hashlib.sha256()
-    for path in sorted(ENVSIDE.parent.glob("*.py")):
+    root = ENVSIDE.parent
+    for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -166,7 +167,7 @@ def measure(
 
 
 # The formats whose tests call what the answer defined: graded across the boundary by
-# calls (harness/envside/crossing_*.py), with an in-process fallback.
+# calls (harness/envside/bridge/crossing_*.py), with an in-process fallback.
 CALLING = ("bigcodebench", "gitchameleon", "cibench")
 
 

@@ -34,10 +34,10 @@ import warnings
 from _thread import get_ident
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .allowlist import NEVER, Allowlist, Key
+from ..allowlist import NEVER, Allowlist, Key
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 MAX_BYTES = 512 * 1024 * 1024  # one value's pickle
 MAX_OBJECTS = 5_000_000  # containers and instances one pickle may build
