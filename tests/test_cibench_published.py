@@ -29,7 +29,8 @@ from harness.benchmarks.cibench import notebooks as cibench_notebooks
 from harness.core.errors import ProblemError
 from harness.core.results import write_json
 from harness.envs.build import EnvInfo
-from harness.envside import cibench_cells, cibench_scores, formatlib
+from harness.envside import cibench_cells, cibench_scores
+from harness.envside.checks import formatlib
 from harness.execute import expected
 from harness.execute.job import Job
 from harness.execute.rundir import RunDir

@@ -28,7 +28,7 @@ from harness.benchmarks.base import NamedSet, Row
 from harness.benchmarks.gitchameleon import load as gitchameleon
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem
-from harness.envside import formatlib
+from harness.envside.checks import formatlib
 from harness.matrix import own_envs, spec
 from harness.matrix.combos import ID_PATTERN, MAX_ID_LENGTH
 from harness.matrix.spec import LibrarySpec, VersionKind
@@ -419,7 +419,7 @@ def test_answers_in_gitchameleons_shape(dataset: Path, tmp_path: Path) -> None:
 
 DRIVE = """
 import json, sys
-from harness.envside.formatlib import harness_error_part
+from harness.envside.checks.formatlib import harness_error_part
 from harness.benchmarks.gitchameleon.load import DRIVER
 given = json.load(sys.stdin)
 namespace = {

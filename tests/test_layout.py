@@ -3,7 +3,8 @@ host every import points one way, down the table of layers ARCHITECTURE.md shows
 
 The env side (``harness/envside/``) runs on every combo's interpreter, Python 3.8 to
 3.13, with nothing installed but the libraries under test: it must parse as Python 3.8
-and import only the standard library and its own modules. The host never imports it to
+and import only the standard library and its own modules. Its modules live in a few
+rooms (sub-packages by concern), and its imports too point one way, down :data:`ROOMS`. The host never imports it to
 run it (it starts its launcher with another interpreter); it imports only the modules
 that declare what crosses the boundary (:data:`SHARED`), which both sides use.
 """
@@ -11,6 +12,7 @@ that declare what crosses the boundary (:data:`SHARED`), which both sides use.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from tests.conftest import ROOT
 
 ENVSIDE = ROOT / "harness" / "envside"
 HOST = [p for p in (ROOT / "harness").rglob("*.py") if ENVSIDE not in p.parents]
-ENV_FILES = sorted(ENVSIDE.glob("*.py"))
+ENV_FILES = sorted(ENVSIDE.rglob("*.py"), key=lambda p: p.relative_to(ENVSIDE).as_posix())
 
 
 def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
@@ -34,28 +36,27 @@ def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
     return found
 
 
-def test_the_env_side_is_one_folder_of_modules() -> None:
-    assert {p.name for p in ENV_FILES} >= {
-        "__init__.py",
-        "__main__.py",
-        "entry.py",
-        "protocol.py",
-        "scheduler.py",
-        "execution.py",
-        "sandbox.py",
-        "guard.py",
-        "transport.py",
-        "formatlib.py",
+def _env_id(path: Path) -> str:
+    return path.relative_to(ENVSIDE).as_posix()
+
+
+def test_the_env_side_is_a_few_rooms_of_modules() -> None:
+    top = {p.name for p in ENVSIDE.glob("*.py")}
+    assert top >= {"__init__.py", "__main__.py", "entry.py", "protocol.py", "allowlist.py"}
+    rooms = {p.parent.name for p in ENVSIDE.glob("*/*.py")}
+    assert rooms == {name for name, _ in ROOMS if name not in (DECLARATIONS, COMMANDS)}
+    assert not list(ENVSIDE.glob("*/*/*.py")), "a room is one folder of modules, no deeper"
+    assert {"scheduler.py", "execution.py", "sandbox.py", "guard.py", "transport.py"} <= {
+        p.name for p in ENVSIDE.glob("*/*.py")
     }
-    assert not list(ENVSIDE.glob("*/*.py")), "the env side is flat: one module per concept"
 
 
-@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ENV_FILES, ids=_env_id)
 def test_env_side_parses_as_python_38(path: Path) -> None:
     ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=(3, 8))
 
 
-@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ENV_FILES, ids=_env_id)
 def test_env_side_imports_only_the_standard_library(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     foreign = [
@@ -300,6 +301,105 @@ def test_no_generic_module_imports_a_benchmarks_module() -> None:
     assert sorted(found) == [], "read the benchmark's declaration (registry) instead"
 
 
+# -- the rooms of the env side -----------------------------------------------------------
+
+# The env side's rooms, each importing only from the rooms before it (and from itself):
+# its top-level declarations first, its commands last. The same order is in
+# ARCHITECTURE.md and in harness/envside/__init__.py.
+DECLARATIONS, COMMANDS = "declarations", "commands"
+ROOMS = (
+    (DECLARATIONS, "what crosses the process boundary: protocol.py, allowlist.py"),
+    ("timing", "an execution's clock, and the opt-in marks of its phases"),
+    ("isolation", "namespaces, mounts, limits, the filesystem view, how the env side forks"),
+    ("bridge", "the solution in a process apart from its check, and what crosses"),
+    ("checks", "the generic checks every format's context uses"),
+    ("scheduling", "a batch into groups, zygotes, workers and executions"),
+    (COMMANDS, "the protocol's commands and the benchmarks' own modules, at the top"),
+)
+_ROOM_ORDER = {name: i for i, (name, _) in enumerate(ROOMS)}
+
+
+def room_of(module: str) -> str:
+    """``bridge.guard`` → bridge; ``protocol`` → declarations; ``entry`` → commands."""
+    if "." in module or module in _ROOM_ORDER:
+        return module.partition(".")[0]
+    return DECLARATIONS if module in ("protocol", "allowlist") else COMMANDS
+
+
+def _env_import_graph() -> dict[str, dict[str, int]]:
+    """Env-side module (``bridge.guard``; a room's ``__init__`` is the room) → {env-side
+    module it imports: line}, every import counted as on the host: at module level,
+    inside functions and under ``TYPE_CHECKING``."""
+    names = {}
+    for path in ENV_FILES:
+        parts = list(path.relative_to(ENVSIDE).with_suffix("").parts)
+        names[path] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    known = set(names.values())
+    graph: dict[str, dict[str, int]] = {}
+    for path, name in names.items():
+        package = list(path.relative_to(ENVSIDE).parent.parts)
+        edges = graph.setdefault(name, {})
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue  # the env side imports its own modules relatively, and only so
+            assert node.level - 1 <= len(package), f"{name}: line {node.lineno} leaves envside"
+            anchor = package[: len(package) - node.level + 1]
+            base = ".".join([*anchor, *([node.module] if node.module else [])])
+            for alias in node.names:
+                target = f"{base}.{alias.name}" if base else alias.name
+                target = target if target in known else base
+                assert target in known, f"{name} (line {node.lineno}): no env-side module {target}"
+                if target != name:
+                    edges.setdefault(target, node.lineno)
+    return graph
+
+
+def test_the_env_side_has_no_import_cycle() -> None:
+    graph = _env_import_graph()
+    assert graph["bridge.guard"], "the import graph was not built"
+    cycles = _cycles(graph)
+    assert cycles == [], "import cycles:\n" + "\n".join(_one_cycle(graph, c) for c in cycles)
+
+
+def test_env_side_imports_point_down_the_rooms() -> None:
+    graph = _env_import_graph()
+    upward = [
+        f"{module} (line {line}) imports {target}: {room_of(module)} may not import from "
+        f"{room_of(target)}, a later room"
+        for module, edges in sorted(graph.items())
+        for target, line in sorted(edges.items())
+        if _ROOM_ORDER[room_of(target)] > _ROOM_ORDER[room_of(module)]
+    ]
+    assert upward == [], "\n".join(upward)
+
+
+def test_env_side_imports_are_relative_or_of_the_standard_library() -> None:
+    # an absolute import of the package would name it: ``_harness_envside`` at run time
+    named = [
+        f"{_env_id(path)}:{node.lineno}"
+        for path in ENV_FILES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and (node.module or "").split(".")[0] in ("harness", "_harness_envside")
+    ]
+    assert named == []
+
+
+@pytest.mark.parametrize("room", [name for name, _ in ROOMS[1:-1]])
+def test_a_room_says_what_it_is_for_and_names_its_modules(room: str) -> None:
+    init = ENVSIDE / room / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree) or ""
+    assert doc.splitlines() and doc.splitlines()[0].endswith("."), "a one-line purpose first"
+    assert imported_modules(tree) == [], "a room's __init__ describes it and loads nothing"
+    modules = sorted(p.stem for p in (ENVSIDE / room).glob("*.py") if p.stem != "__init__")
+    unnamed = [m for m in modules if not re.search(rf"^ *{m} ", doc, re.MULTILINE)]
+    assert unnamed == [], f"{room}/__init__.py does not list: {', '.join(unnamed)}"
+    top = ast.get_docstring(ast.parse((ENVSIDE / "__init__.py").read_text(encoding="utf-8")))
+    assert f"{room}/" in (top or ""), "harness/envside/__init__.py names every room"
+
+
 # -- ARCHITECTURE.md is true to the code ---------------------------------------------------
 
 ARCHITECTURE = ROOT / "ARCHITECTURE.md"
@@ -352,7 +452,7 @@ def test_the_architecture_names_every_module_in_its_layer() -> None:
 # machine's opcode loop (admission.py): one dispatch over the opcodes it admits, read top
 # to bottom like the table in pickletools, which splitting would only scatter.
 MEASURED = sorted((ROOT / "harness").rglob("*.py"))
-OPCODE_LOOP = ENVSIDE / "admission.py"
+OPCODE_LOOP = ENVSIDE / "bridge" / "admission.py"
 MAX_FUNCTION_LINES = 80  # from its def line to its last line
 MAX_MODULE_LINES = 600
 

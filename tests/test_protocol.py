@@ -21,12 +21,12 @@ from harness.benchmarks.exeds import load as exeds
 from harness.benchmarks.gitchameleon import load as gitchameleon
 from harness.core.results import Status
 from harness.envside import (
-    formatlib,
     formatlib_bigcodebench,
     formatlib_cibench,
     formatlib_gitchameleon,
     protocol,
 )
+from harness.envside.checks import formatlib
 from tests.envside import run_envside
 
 CHECK_THREE = textwrap.dedent("""

@@ -1,4 +1,4 @@
-"""What an execution sees: a root built from what it may see (harness/envside/view.py).
+"""What an execution sees: a root built from what it may see (harness/envside/isolation/view.py).
 
 The pure parts (what is allowed, what is covered) and, in a real process that enters the
 sandbox, the view itself: a dataset planted under a home folder and under a cache outside
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from harness.envside import sandbox, view
+from harness.envside.isolation import sandbox, view
 
 
 def test_cover_covers_outer_directories_only(tmp_path: Path) -> None:

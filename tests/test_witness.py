@@ -1,5 +1,5 @@
 """A test passes only when the check saw its own code run to its end
-(harness/envside/witness.py), as BigCodeBench's runner (formatlib_bigcodebench) and
+(harness/envside/checks/witness.py), as BigCodeBench's runner (formatlib_bigcodebench) and
 GitChameleon's pytest plugin (formatlib_gitchameleon) count parts.
 
 The tests below cut a test short with exceptions the frameworks swallow, raised by the
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from harness.envside import formatlib_bigcodebench, formatlib_gitchameleon
-from harness.envside.witness import Witness
+from harness.envside.checks.witness import Witness
 from tests.conftest import ROOT
 
 NOT_SEEN = "the check never saw the test's code end"

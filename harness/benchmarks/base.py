@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 # The env side runs every context with its own package loaded under this name.
 ENVSIDE_PACKAGE = "_harness_envside"
-PREAMBLE = f"from {ENVSIDE_PACKAGE}.formatlib import *  # the formats' env-side helpers"
+PREAMBLE = f"from {ENVSIDE_PACKAGE}.checks.formatlib import *  # the formats' env-side helpers"
 
 
 def context(*sections: str, checks: str = "") -> str:

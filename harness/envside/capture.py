@@ -20,9 +20,10 @@ import tempfile
 import time
 from typing import Any, Dict, List, TextIO
 
-from . import cibench_cells, sandbox
-from .formatlib import harness_run_cell
-from .processes import fork, remove_tree
+from . import cibench_cells
+from .checks.formatlib import harness_run_cell
+from .isolation import sandbox
+from .isolation.processes import fork, remove_tree
 
 Json = Dict[str, Any]
 

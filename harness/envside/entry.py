@@ -17,11 +17,9 @@ import os
 import sys
 from typing import TextIO
 
-from . import sandbox
-from .execution import fresh_child_main
-from .floor import floor
+from .isolation import sandbox
+from .isolation.processes import child_environment, in_child_environment
 from .probe import probe_modules
-from .processes import child_environment, in_child_environment
 from .protocol import (
     LAUNCHER,
     PROTOCOL,
@@ -32,7 +30,9 @@ from .protocol import (
     outcome_line,
     read_batch,
 )
-from .scheduler import Scheduler
+from .scheduling.execution import fresh_child_main
+from .scheduling.floor import floor
+from .scheduling.scheduler import Scheduler
 
 
 def main(argv: list[str]) -> int:
@@ -41,12 +41,12 @@ def main(argv: list[str]) -> int:
         fresh_child_main(int(argv[2]), int(argv[3]))
         return 0
     if command == "solution":
-        from . import solution  # only the guard starts it: not loaded by the others
+        from .bridge import solution  # only the guard starts it: not loaded by the others
 
         solution.main(int(argv[2]), json.loads(argv[3]))
         return 0
     if command == "template":
-        from . import placer
+        from .scheduling import placer
 
         placer.template_main(int(argv[2]), json.loads(argv[3]))
         return 0

@@ -17,9 +17,16 @@ import types
 import unittest
 from typing import Any, Dict, Iterator, List, Optional
 
-from . import crossing_context, crossing_errors, crossing_patches, crossing_standins
-from .formatlib import active, decided, exception_part, harness_verdict, in_process, names_loaded
-from .witness import Witness
+from .bridge import crossing_context, crossing_errors, crossing_patches, crossing_standins
+from .checks.formatlib import (
+    active,
+    decided,
+    exception_part,
+    harness_verdict,
+    in_process,
+    names_loaded,
+)
+from .checks.witness import Witness
 
 __all__ = ["harness_unittest"]
 

@@ -13,8 +13,9 @@ import contextlib
 import os
 from typing import Any, Dict, List, Optional
 
-from . import cibench_cells, cibench_scores, guard
-from .formatlib import (
+from . import cibench_cells, cibench_scores
+from .bridge import guard
+from .checks.formatlib import (
     active,
     decided,
     exception_part,

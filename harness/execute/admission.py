@@ -90,7 +90,8 @@ def key(execution: Execution) -> str:
 def _env_side() -> str:
     """A digest of the env side's code: what a recording sends and records."""
     digest = hashlib.sha256()
-    for path in sorted(ENVSIDE.parent.glob("*.py")):
+    root = ENVSIDE.parent
+    for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -169,7 +170,7 @@ def measure(
 
 def _calls_answer(problem: Problem) -> bool:
     """Whether the problem's tests call what the answer defined (its benchmark says):
-    graded across the boundary by calls (harness/envside/crossing_*.py), with an
+    graded across the boundary by calls (harness/envside/bridge/crossing_*.py), with an
     in-process fallback."""
     benchmark = registry.of(problem)
     return benchmark is not None and benchmark.calls_answer

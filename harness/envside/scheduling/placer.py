@@ -34,13 +34,15 @@ import tempfile
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from . import cgroups, phases, resident, sandbox
+from ..bridge import resident
+from ..bridge.solution import main
+from ..isolation import cgroups, sandbox
+from ..timing import phases
 from .execution import limit_memory
-from .solution import main
 from .zygote import preload, warm_pyplot
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 _FDS = 6  # a request's descriptors: answering, lifeline, status, stdout, stderr, network
 # How long a pid namespace made ahead may wait for its solution: its sleeper ends by

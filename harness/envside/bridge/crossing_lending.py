@@ -44,7 +44,7 @@ from .crossing_standins import SolutionStandIn
 __all__ = ["TEST_MODULES", "Lent", "NotLendableError", "findable", "lends"]
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 # The first byte of a request of the calls across (a plain pickle starts with PROTO, 0x80).
 MARK = b"@"

@@ -10,9 +10,9 @@ import sys
 import time
 import warnings
 
+from ..isolation.processes import fork
+from ..protocol import describe_exit, exit_code, qualified
 from .execution import reset_after_fork
-from .processes import fork
-from .protocol import describe_exit, exit_code, qualified
 
 
 def preload(modules: list[str]) -> tuple[list[str], dict[str, str]]:

@@ -49,7 +49,8 @@ DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA", "HARNESS_CIBENCH_DATA", "
 # Folders the new root's tmpfs may be mounted on while it is built (the first that exists).
 _SCRATCH = ("/tmp", "/mnt", "/media", "/srv", "/opt", "/var")
 _OLD_ROOT = "/.harness-old-root"
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The env side's own folder (all of it, not this room's): mounted, read-only, in every view.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def data_paths() -> List[str]:

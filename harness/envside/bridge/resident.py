@@ -26,8 +26,9 @@ import sys
 import time
 from typing import Any, BinaryIO, Callable, NoReturn
 
-from . import phases, sandbox
-from .protocol import LAUNCHER, Json
+from ..isolation import sandbox
+from ..protocol import LAUNCHER, Json
+from ..timing import phases
 from .wire import read_report, send_request
 
 # Bound at import, before any check runs: what the checker asks with while a test's

@@ -25,7 +25,7 @@ from .crossing_lending import findable
 if TYPE_CHECKING:
     import types
 
-    from .protocol import Json
+    from ..protocol import Json
 
 # Bound once, before any test or solution runs: a test patches ``os.getcwd`` or
 # ``random.getstate`` for the code it tests, and the harness's own calls on either side

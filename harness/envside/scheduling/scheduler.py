@@ -22,11 +22,12 @@ import sys
 import tempfile
 from typing import Callable, List, NamedTuple, Tuple
 
-from . import admission, cgroups, phases, refusal, resident, sandbox
-from .allowlist import shipped_allowlist
-from .pool import WORK, Census, Reports, Share, cgroup_name, drain
-from .processes import PidNamespace, child_environment, fork, probe_checker, reap_strays
-from .protocol import (
+from ..allowlist import shipped_allowlist
+from ..bridge import admission, resident
+from ..bridge.wire import JsonLines, read_exactly
+from ..isolation import cgroups, refusal, sandbox
+from ..isolation.processes import PidNamespace, child_environment, fork, probe_checker, reap_strays
+from ..protocol import (
     CRASH,
     ENV_ERROR,
     PROTOCOL,
@@ -44,8 +45,9 @@ from .protocol import (
     imports_in,
     outcome_line,
 )
+from ..timing import phases
+from .pool import WORK, Census, Reports, Share, cgroup_name, drain
 from .supervisor import Emit, Supervisor
-from .wire import JsonLines, read_exactly
 from .zygote import FORK_PROBES, fork_probe, preload, warm_pyplot, warm_reseeding
 
 # Libraries that never share a zygote: each carries native runtimes (LLVM, protobuf,

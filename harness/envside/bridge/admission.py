@@ -34,10 +34,10 @@ import warnings
 from _thread import get_ident
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .allowlist import NEVER, Allowlist, Key
+from ..allowlist import NEVER, Allowlist, Key
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 MAX_BYTES = 512 * 1024 * 1024  # one value's pickle
 MAX_OBJECTS = 5_000_000  # containers and instances one pickle may build
@@ -231,32 +231,18 @@ def _method_names(cls: type, cache: Dict[type, FrozenSet[str]]) -> FrozenSet[str
 _METHODS: Dict[type, FrozenSet[str]] = {}
 
 
-class Admission:
-    """Reads one pickle under an allowlist (or, recording, under none)."""
+class _Watch:
+    """The audit hook's side of one admission (``_hook`` calls ``event``): while its value
+    is read, every event the allowlist does not name is refused, and the first refusal is
+    kept even where library code swallows the exception."""
 
-    def __init__(
-        self,
-        data: bytes,
-        allowlist: Allowlist,
-        usage: Optional[Usage] = None,
-        persistent: Optional[Callable[[str, int], Any]] = None,
-    ) -> None:
-        self.data = data
+    def __init__(self, allowlist: Allowlist, usage: Optional[Usage]) -> None:
         self.allow = allowlist
         self.usage = usage  # recording: admit everything, note what was used
-        # what a persistent id ``(kind, number)`` stands for: an object the checker lent
-        # the solution, or a stand-in for one the solution keeps (crossing_*.py); without
-        # it, persistent ids are refused like any opcode a value does not need
-        self.persistent = persistent
-        self.keys: Dict[int, Key] = {}  # id of each global found → its name
-        self.callable_ids: Set[int] = set()
-        self.keep: List[Any] = []  # keeps found objects alive while their ids are in use
-        self.built: List[Any] = []
         self.violation: Optional[RefusedError] = None
         self.thread = get_ident()
         self.trusted_code = False  # a compile of library code was just admitted
 
-    # -- the audit hook calls this while we read -------------------------------------
     def event(self, event: str, args: Tuple[Any, ...]) -> None:
         if event == "compile" and args and _library_code(args[0]):
             self.trusted_code = True  # the exec of it follows at once
@@ -279,6 +265,19 @@ class Admission:
         if self.violation is None:
             self.violation = refusal  # kept even if library code swallows the exception
         raise refusal
+
+
+class _Globals:
+    """What one pickle may reach and make: a global only where it is listed, a call (or a
+    new instance) only of a listed global, a method only where its name is listed."""
+
+    def __init__(self, allowlist: Allowlist, usage: Optional[Usage]) -> None:
+        self.allow = allowlist
+        self.usage = usage  # recording: admit everything, note what was used
+        self.keys: Dict[int, Key] = {}  # id of each global found → its name
+        self.callable_ids: Set[int] = set()
+        self.keep: List[Any] = []  # keeps found objects alive while their ids are in use
+        self.built: List[Any] = []
 
     # -- globals -----------------------------------------------------------------------
     def find(self, module: Any, qualname: Any) -> Any:
@@ -406,6 +405,16 @@ class Admission:
         self.built.append(obj)
         return obj
 
+
+class _State:
+    """What may fill what one pickle built: state and items only for instances of classes
+    listed with ``build``, and no method hidden by a callable attribute afterwards."""
+
+    def __init__(self, allowlist: Allowlist, usage: Optional[Usage], built: List[Any]) -> None:
+        self.allow = allowlist
+        self.usage = usage  # recording: admit everything, note what was used
+        self.built = built  # what the pickle's calls built (``_Globals.built``)
+
     def build(self, inst: Any, state: Any) -> None:
         """BUILD: state for an instance of a class listed with ``build``."""
         cls = type(inst)
@@ -460,12 +469,65 @@ class Admission:
                         "is hidden by a callable attribute of the returned object",
                     )
 
-    # -- the machine ---------------------------------------------------------------------
+    # Containers other than the built-in ones take their items through their class's own
+    # methods, looked up on the class (an instance attribute cannot stand in for them).
+    def appends(self, target: Any, items: List[Any]) -> None:
+        cls = self._container(target, "APPENDS")
+        extend = getattr(cls, "extend", None)
+        if extend is not None:
+            extend(target, items)
+        else:
+            for item in items:
+                cls.append(target, item)
+
+    def setitems(self, target: Any, items: List[Any]) -> None:
+        cls = self._container(target, "SETITEMS")
+        for i in range(0, len(items), 2):
+            cls.__setitem__(target, items[i], items[i + 1])
+
+    def additems(self, target: Any, items: List[Any]) -> None:
+        cls = self._container(target, "ADDITEMS")
+        for item in items:
+            cls.add(target, item)
+
+    def _container(self, target: Any, opcode: str) -> Any:
+        cls = type(target)
+        key = _key_of(cls)
+        if self.usage is not None:
+            self.usage.use(key, "build")
+        elif "build" not in self.allow.entries.get(key, ()):
+            raise RefusedError(
+                "%s:%s" % key, "may not receive items from a returned value (%s)" % opcode
+            )
+        return cls
+
+
+class Admission:
+    """Reads one pickle under an allowlist (or, recording, under none): the pickle
+    machine, which asks its rules (``_Globals``, ``_State``) before it finds, calls or
+    fills anything, while its watch (``_Watch``) stands in the audit hook."""
+
+    def __init__(
+        self,
+        data: bytes,
+        allowlist: Allowlist,
+        usage: Optional[Usage] = None,
+        persistent: Optional[Callable[[str, int], Any]] = None,
+    ) -> None:
+        self.data = data
+        # what a persistent id ``(kind, number)`` stands for: an object the checker lent
+        # the solution, or a stand-in for one the solution keeps (crossing_*.py); without
+        # it, persistent ids are refused like any opcode a value does not need
+        self.persistent = persistent
+        self.watch = _Watch(allowlist, usage)
+        self.rules = _Globals(allowlist, usage)
+        self.state = _State(allowlist, usage, self.rules.built)
+
     def load(self) -> Any:
         if len(self.data) > MAX_BYTES:
             raise RefusedError("the value", "is larger than %d bytes" % MAX_BYTES)
         _install_hook()
-        previous, _ACTIVE[0] = _ACTIVE[0], self
+        previous, _ACTIVE[0] = _ACTIVE[0], self.watch
         # A value is thousands of new objects (a figure, tens of thousands): collecting
         # cycles while they are made would walk them again and again, for nothing.
         collecting = gc.isenabled()
@@ -476,16 +538,16 @@ class Admission:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 value = self._run()
-                self.check_shadows()
+                self.state.check_shadows()
         except RefusedError as exc:
-            raise (self.violation or exc) from None
+            raise (self.watch.violation or exc) from None
         except RecursionError:
             raise RefusedError("the value", "nests too deeply") from None
         except MemoryError:
             raise
         except Exception as exc:
-            if self.violation is not None:
-                raise self.violation from None
+            if self.watch.violation is not None:
+                raise self.watch.violation from None
             if isinstance(exc, (IndexError, struct.error, UnicodeDecodeError)):
                 raise UnreadableError("the value is truncated or malformed") from None
             raise UnreadableError("%s: %s" % (type(exc).__name__, str(exc)[:300])) from None
@@ -493,12 +555,14 @@ class Admission:
             _ACTIVE[0] = previous
             if collecting:
                 gc.enable()
-        if self.violation is not None:
-            raise self.violation
+        if self.watch.violation is not None:
+            raise self.watch.violation
         return value
 
     def _run(self) -> Any:
         data = self.data
+        rules = self.rules
+        fill = self.state
         pos = 0
         stack: List[Any] = []
         push = stack.append
@@ -547,7 +611,7 @@ class Admission:
                 push(False)
             elif op == 0x62:  # BUILD
                 state = stack.pop()
-                self.build(stack[-1], state)
+                fill.build(stack[-1], state)
             elif op == 0x88:  # NEWTRUE
                 push(True)
             elif op == 0x75:  # SETITEMS
@@ -559,13 +623,13 @@ class Admission:
                     for i in range(0, len(items), 2):
                         target[items[i]] = items[i + 1]
                 else:
-                    self._setitems(target, items)
+                    fill.setitems(target, items)
             elif op == 0x29:  # EMPTY_TUPLE
                 push(())
             elif op == 0x81:  # NEWOBJ
                 args = stack.pop()
                 cls = stack.pop()
-                push(self.new(cls, args, {}, "NEWOBJ"))
+                push(rules.new(cls, args, {}, "NEWOBJ"))
                 objects += 1
                 if objects > limit:
                     raise _too_many()
@@ -580,7 +644,7 @@ class Admission:
                 stack[-2:] = [(stack[-2], stack[-1])]
             elif op == 0x52:  # REDUCE
                 args = stack.pop()
-                stack[-1] = self.call(stack[-1], args, "REDUCE")
+                stack[-1] = rules.call(stack[-1], args, "REDUCE")
                 objects += 1
                 if objects > limit:
                     raise _too_many()
@@ -599,7 +663,7 @@ class Admission:
                 if type(target) is list:
                     target.extend(items)
                 else:
-                    self._appends(target, items)
+                    fill.appends(target, items)
             elif op == 0x8A:  # LONG1
                 size = data[pos]
                 pos += 1
@@ -612,7 +676,7 @@ class Admission:
                 if type(target) is dict:
                     target[name] = value
                 else:
-                    self._setitems(target, [name, value])
+                    fill.setitems(target, [name, value])
             elif op == 0x43:  # SHORT_BINBYTES
                 size = data[pos]
                 pos += 1
@@ -624,7 +688,7 @@ class Admission:
                 if type(target) is list:
                     target.append(value)
                 else:
-                    self._appends(target, [value])
+                    fill.appends(target, [value])
             elif op == 0x58:  # BINUNICODE
                 size = _UINT4(data, pos)[0]
                 pos += 4
@@ -638,7 +702,7 @@ class Admission:
             elif op == 0x93:  # STACK_GLOBAL
                 qualname = stack.pop()
                 module = stack.pop()
-                push(self.find(module, qualname))
+                push(rules.find(module, qualname))
             elif op == 0x4D:  # BININT2
                 push(_UINT2(data, pos)[0])
                 pos += 2
@@ -658,7 +722,7 @@ class Admission:
                 if type(target) is set:
                     target.update(items)
                 else:
-                    self._additems(target, items)
+                    fill.additems(target, items)
             elif op == 0x91:  # FROZENSET
                 items = stack
                 stack = metastack.pop()
@@ -668,7 +732,7 @@ class Admission:
                 kwargs = stack.pop()
                 args = stack.pop()
                 cls = stack.pop()
-                push(self.new(cls, args, kwargs, "NEWOBJ_EX"))
+                push(rules.new(cls, args, kwargs, "NEWOBJ_EX"))
                 objects += 1
                 if objects > limit:
                     raise _too_many()
@@ -725,38 +789,6 @@ class Admission:
             else:
                 name = _NAMES.get(op, "0x%02x" % op)
                 raise RefusedError("opcode %s" % name, "is not admitted in a returned value")
-
-    # Containers other than the built-in ones take their items through their class's own
-    # methods, looked up on the class (an instance attribute cannot stand in for them).
-    def _appends(self, target: Any, items: List[Any]) -> None:
-        cls = self._container(target, "APPENDS")
-        extend = getattr(cls, "extend", None)
-        if extend is not None:
-            extend(target, items)
-        else:
-            for item in items:
-                cls.append(target, item)
-
-    def _setitems(self, target: Any, items: List[Any]) -> None:
-        cls = self._container(target, "SETITEMS")
-        for i in range(0, len(items), 2):
-            cls.__setitem__(target, items[i], items[i + 1])
-
-    def _additems(self, target: Any, items: List[Any]) -> None:
-        cls = self._container(target, "ADDITEMS")
-        for item in items:
-            cls.add(target, item)
-
-    def _container(self, target: Any, opcode: str) -> Any:
-        cls = type(target)
-        key = _key_of(cls)
-        if self.usage is not None:
-            self.usage.use(key, "build")
-        elif "build" not in self.allow.entries.get(key, ()):
-            raise RefusedError(
-                "%s:%s" % key, "may not receive items from a returned value (%s)" % opcode
-            )
-        return cls
 
 
 _RECONSTRUCTOR: Any = getattr(copyreg, "_reconstructor")  # noqa: B009 - private, untyped

@@ -29,10 +29,11 @@ import struct
 import time
 from typing import TYPE_CHECKING, Callable
 
-from . import cgroups, cores
-from .processes import fork
-from .protocol import CRASH, OutcomeLine, Record, outcome_line
-from .wire import JsonLines
+from ..bridge.wire import JsonLines
+from ..isolation import cgroups
+from ..isolation.processes import fork
+from ..protocol import CRASH, OutcomeLine, Record, outcome_line
+from . import cores
 
 if TYPE_CHECKING:
     from .supervisor import Emit

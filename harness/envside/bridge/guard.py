@@ -20,6 +20,9 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ..allowlist import Allowlist, shipped_allowlist
+from ..protocol import RUNS_SOLUTION, Json
+from ..timing import phases
 from . import (
     admission,
     crossing_context,
@@ -29,12 +32,9 @@ from . import (
     crossing_lending,
     crossing_pyplot,
     crossing_standins,
-    phases,
 )
-from .allowlist import Allowlist, shipped_allowlist
 from .callstate import CallState, kinds
 from .crossing_errors import RemoteError
-from .protocol import RUNS_SOLUTION, Json
 from .resident import Resident
 from .transport import SKIPPED_TYPES
 from .wire import make_request

@@ -31,15 +31,15 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 
-from .allowlist import framework_module
+from ..allowlist import framework_module
 
 if TYPE_CHECKING:
+    from ..allowlist import Allowlist
+    from ..protocol import Json
     from .admission import Usage
-    from .allowlist import Allowlist
-    from .protocol import Json
 
-# The env side's own folder: its frames are left out of the frames a failure is told with.
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The env side's own folder (this room's parent): its frames are left out of the frames a failure is told with.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # -- exceptions: raised in the solution's process, rebuilt in the check's ---------------------
 

@@ -29,10 +29,8 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from . import clock, phases
-from .execution import execute, prepare, report, reset_after_fork
-from .processes import PidNamespace, exit_watch, fork, reap_strays, remove_tree
-from .protocol import (
+from ..isolation.processes import PidNamespace, exit_watch, fork, reap_strays, remove_tree
+from ..protocol import (
     CRASH,
     LAUNCHER,
     PASS,
@@ -43,6 +41,8 @@ from .protocol import (
     describe_exit,
     exit_code,
 )
+from ..timing import clock, phases
+from .execution import execute, prepare, report, reset_after_fork
 
 if TYPE_CHECKING:
     import resource

@@ -30,7 +30,7 @@ import types
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 
 _MAX_RESPONSE = 512 * 1024 * 1024

@@ -32,6 +32,8 @@ import traceback
 import types
 from typing import TYPE_CHECKING, Any
 
+from ..isolation import sandbox
+from ..timing import phases
 from . import (
     crossing_borrowing,
     crossing_context,
@@ -39,15 +41,13 @@ from . import (
     crossing_handed,
     crossing_lending,
     crossing_pyplot,
-    phases,
-    sandbox,
     transport,
     wire,
 )
-from .execution import WarningRecorder
+from .recorder import WarningRecorder
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 # -- what untrusted code may not do ------------------------------------------------------
 

@@ -24,7 +24,7 @@ from .crossing_handed import RECEIVED, unchanged_number, which_nan_constant
 from .crossing_lending import PLAIN, Lent
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 # Bound once, before any call: a test's patches are carried here while a call runs
 # (``crossing_patches``), and the harness's own pickling must not reach them.

@@ -14,13 +14,13 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..isolation.processes import fork
+from ..protocol import OutcomeLine, Record, outcome_line
 from .execution import execute
-from .processes import fork
-from .protocol import OutcomeLine, Record, outcome_line
 from .scheduler import Scheduler
 
 if TYPE_CHECKING:
-    from .protocol import Batch
+    from ..protocol import Batch
     from .supervisor import Emit
 
 

@@ -1,5 +1,5 @@
 """What every format's context uses, env-side: each context starts with
-``from _harness_envside.formatlib import *``.
+``from _harness_envside.checks.formatlib import *``.
 
 The functions here run in the check's process: the verdict (``harness_verdict`` over the
 graded parts, ``HARNESS_PARTS``), the comparison of a notebook cell's output, and what the
@@ -18,12 +18,12 @@ import builtins as _builtins
 import sys as _sys
 from typing import Any as _Any
 
-from . import guard as _guard
-from .crossing_errors import HERE as _HERE
-from .crossing_errors import RemoteError as _RemoteError
-from .crossing_errors import program_note as _program_note
-from .crossing_errors import remote_frames as _remote_frames
-from .protocol import RUNS_SOLUTION as HARNESS_RUNS_SOLUTION
+from ..bridge import guard as _guard
+from ..bridge.crossing_errors import HERE as _HERE
+from ..bridge.crossing_errors import RemoteError as _RemoteError
+from ..bridge.crossing_errors import program_note as _program_note
+from ..bridge.crossing_errors import remote_frames as _remote_frames
+from ..protocol import RUNS_SOLUTION as HARNESS_RUNS_SOLUTION
 
 __all__ = [
     "HARNESS_GRADED",

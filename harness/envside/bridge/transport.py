@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:
-    from .protocol import Json
+    from ..protocol import Json
 
 
 # Bound at import, before any solution runs: a solution that patches pickle in its own
