@@ -24,15 +24,17 @@ from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.benchmarks.cibench import load as cibench
 from harness.benchmarks.exeds import load as exeds
 from harness.core.errors import ProblemError
-from harness.envside import formatlib_bigcodebench
 from harness.envside.bridge import crossing_errors
 from harness.envside.checks import formatlib
 from harness.problems import answers
 from harness.problems import sets as problemsets
 from tests.conftest import ROOT, run_harness
+from tests.envside import benchmark_side
 
 SAMPLES = ROOT / "tests" / "data" / "formats"
 SETS = ("bigcodebench-sample", "exeds-sample", "cibench-sample")
+
+formatlib_bigcodebench = benchmark_side("bigcodebench.check")
 
 
 def write_rows(path: Path, *rows: dict[str, Any]) -> Path:

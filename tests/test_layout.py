@@ -21,8 +21,29 @@ import pytest
 from tests.conftest import ROOT
 
 ENVSIDE = ROOT / "harness" / "envside"
-HOST = [p for p in (ROOT / "harness").rglob("*.py") if ENVSIDE not in p.parents]
-ENV_FILES = sorted(ENVSIDE.rglob("*.py"), key=lambda p: p.relative_to(ENVSIDE).as_posix())
+# Each benchmark's own env-side modules live in its folder (``benchmarks/<name>/envside``)
+# and are imported as ``<envside>.benchmarks.<name>.<module>`` (harness/envside/benchmarks.py).
+BENCHMARK_SIDES = sorted((ROOT / "harness" / "benchmarks").glob("*/envside"))
+
+
+def _env_name_parts(path: Path) -> tuple[str, ...]:
+    """A file's place in the env-side package: ``bridge/guard.py`` → (bridge, guard);
+    ``benchmarks/cibench/envside/cells.py`` → (benchmarks, cibench, cells)."""
+    if ENVSIDE in path.parents:
+        return path.relative_to(ENVSIDE).with_suffix("").parts
+    name = path.parent.parent.name  # <name>/envside/<module>.py
+    return ("benchmarks", name, path.stem)
+
+
+ENV_FILES = sorted(
+    [*ENVSIDE.rglob("*.py"), *(p for side in BENCHMARK_SIDES for p in side.glob("*.py"))],
+    key=_env_name_parts,
+)
+HOST = [
+    p
+    for p in (ROOT / "harness").rglob("*.py")
+    if ENVSIDE not in p.parents and not any(side in p.parents for side in BENCHMARK_SIDES)
+]
 
 
 def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
@@ -37,13 +58,13 @@ def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
 
 
 def _env_id(path: Path) -> str:
-    return path.relative_to(ENVSIDE).as_posix()
+    return "/".join(_env_name_parts(path)) + ".py"
 
 
 def test_the_env_side_is_a_few_rooms_of_modules() -> None:
     top = {p.name for p in ENVSIDE.glob("*.py")}
     assert top >= {"__init__.py", "__main__.py", "entry.py", "protocol.py", "allowlist.py"}
-    rooms = {p.parent.name for p in ENVSIDE.glob("*/*.py")}
+    rooms = {p.parent.name for p in ENVSIDE.glob("*/*.py")} | {"benchmarks"}
     assert rooms == {name for name, _ in ROOMS if name not in (DECLARATIONS, COMMANDS)}
     assert not list(ENVSIDE.glob("*/*/*.py")), "a room is one folder of modules, no deeper"
     assert {"scheduler.py", "execution.py", "sandbox.py", "guard.py", "transport.py"} <= {
@@ -313,6 +334,7 @@ ROOMS = (
     ("isolation", "namespaces, mounts, limits, the filesystem view, how the env side forks"),
     ("bridge", "the solution in a process apart from its check, and what crosses"),
     ("checks", "the generic checks every format's context uses"),
+    ("benchmarks", "each benchmark's own checks, from its folder (benchmarks.py maps them)"),
     ("scheduling", "a batch into groups, zygotes, workers and executions"),
     (COMMANDS, "the protocol's commands and the benchmarks' own modules, at the top"),
 )
@@ -332,12 +354,12 @@ def _env_import_graph() -> dict[str, dict[str, int]]:
     inside functions and under ``TYPE_CHECKING``."""
     names = {}
     for path in ENV_FILES:
-        parts = list(path.relative_to(ENVSIDE).with_suffix("").parts)
+        parts = list(_env_name_parts(path))
         names[path] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
     known = set(names.values())
     graph: dict[str, dict[str, int]] = {}
     for path, name in names.items():
-        package = list(path.relative_to(ENVSIDE).parent.parts)
+        package = list(_env_name_parts(path)[:-1])
         edges = graph.setdefault(name, {})
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ImportFrom) or not node.level:
@@ -386,7 +408,7 @@ def test_env_side_imports_are_relative_or_of_the_standard_library() -> None:
     assert named == []
 
 
-@pytest.mark.parametrize("room", [name for name, _ in ROOMS[1:-1]])
+@pytest.mark.parametrize("room", [name for name, _ in ROOMS[1:-1] if name != "benchmarks"])
 def test_a_room_says_what_it_is_for_and_names_its_modules(room: str) -> None:
     init = ENVSIDE / room / "__init__.py"
     tree = ast.parse(init.read_text(encoding="utf-8"))

@@ -36,12 +36,13 @@ PREAMBLE = f"from {ENVSIDE_PACKAGE}.checks.formatlib import *  # the formats' en
 
 
 def context(*sections: str, checks: str = "") -> str:
-    """A context: the env-side helpers, and the format's own checks where they are a
-    module of the env side (``checks``: ``formatlib_bigcodebench``), then the format's
-    own code."""
+    """A context: the env-side helpers, and the benchmark's own checks where it has them
+    (``checks``: its name; its folder's ``envside/check.py``), then the format's own
+    code."""
     preamble = PREAMBLE
     if checks:
-        preamble += f"\nfrom {ENVSIDE_PACKAGE}.{checks} import *  # the format's env-side checks"
+        module = f"{ENVSIDE_PACKAGE}.benchmarks.{checks}.check"
+        preamble += f"\nfrom {module} import *  # the benchmark's env-side checks"
     return "\n\n".join([preamble, *sections])
 
 

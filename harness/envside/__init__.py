@@ -18,13 +18,10 @@ modules. Imports point one way, down this list (``tests/test_layout.py``, ``ROOM
     bridge/      an untrusted solution in a process apart from its check: the guard, the
                  solution's process, the wire, transport and admission, the calls across
     checks/      the generic checks every format's context uses (formatlib, witness)
+    benchmarks   each benchmark's own checks, from its folder
+                 (``harness/benchmarks/<name>/envside/``), as ``benchmarks.<name>``
     scheduling/  a batch into library groups, zygotes, workers, one execution's process
     __main__   bootstrap: load this package, hand over to ``entry``
     entry      the protocol's commands: run, floor, probe, capture, exec
     probe      what an environment imports, and how fast
-
-Beside them at the top, for now, the benchmarks' own env-side modules:
-``formatlib_bigcodebench``, ``formatlib_gitchameleon``, ``formatlib_cibench`` (each
-format's checks), ``cibench_cells``, ``cibench_scores`` and ``capture`` (CIBench's cells,
-its step scores, and the capture of its reference outputs).
 """

@@ -3,7 +3,8 @@
     __main__.py run BATCH.json     run a batch; one JSON line per finished execution
     __main__.py floor BATCH.json   the same programs without isolation (benchmarks)
     __main__.py probe MODULE...    what the environment imports (one JSON line)
-    __main__.py capture SESSIONS.json  CIBench references' outputs, one JSON line each
+    __main__.py capture BENCHMARK SESSIONS.json  a benchmark's references run once, their
+                                   outputs one JSON line each (CIBench's expected outputs)
     __main__.py exec FD PARENT     one execution in a fresh interpreter (internal)
     __main__.py solution FD CONFIG an untrusted solution's process, for the guard (internal)
 
@@ -12,6 +13,7 @@ Standard output belongs to the protocol; anything else printed goes to stderr.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -62,9 +64,9 @@ def main(argv: list[str]) -> int:
     if command in ("run", "floor"):
         return run(command, argv[2], protocol)
     if command == "capture":
-        from .capture import capture  # only the derivation of expected outputs runs it
-
-        return capture(argv[2], protocol)
+        # only the derivation of expected outputs runs it: the benchmark's own module
+        module = importlib.import_module(f"{__package__}.benchmarks.{argv[2]}.capture")
+        return int(module.capture(argv[3], protocol))
     if command == "probe":
         protocol.write(json.dumps(probe_modules(argv[2:])) + "\n")
         return 0

@@ -88,10 +88,12 @@ def key(execution: Execution) -> str:
 
 
 def _env_side() -> str:
-    """A digest of the env side's code: what a recording sends and records."""
+    """A digest of the env side's code, the benchmarks' own env-side modules with it:
+    what a recording sends and records."""
     digest = hashlib.sha256()
-    root = ENVSIDE.parent
-    for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
+    harness = ENVSIDE.parents[1]
+    files = [*ENVSIDE.parent.rglob("*.py"), *(harness / "benchmarks").glob("*/envside/*.py")]
+    for path in sorted(files, key=lambda p: p.relative_to(harness).as_posix()):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

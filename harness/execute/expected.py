@@ -3,7 +3,7 @@ experiments, whose executed notebooks are not in the public copy; ``Benchmark.de
 each session's references run once in the baseline combo, their outputs (text, and
 figures as PNG) kept as the expected ones.
 
-Runs go through the env side's ``capture`` command (``envside/capture.py``: one forked,
+Runs go through the env side's ``capture`` command (the benchmark's ``envside/capture.py``: one forked,
 sandboxed, seeded child per session). Results are cached by content: the digest of the
 session's references and data files' names and of the baseline env's lock, in
 ``<cache>/cibench-expected/``, outside the repository; a second run reads them back. A
@@ -93,15 +93,18 @@ def _staged() -> dict[str, str]:
     return {k: v for b in registry.benchmarks() for k, v in b.environment().items()}
 
 
-def _capture(info: EnvInfo, sessions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The env side's ``capture`` over ``sessions``: each session's result by its key."""
+def _capture(
+    info: EnvInfo, benchmark: str, sessions: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The env side's ``capture`` of ``benchmark`` over ``sessions``: each session's
+    result by its key."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(sessions, fh)
         path = Path(fh.name)
     try:
         limit = CAPTURE_TIMEOUT * len(sessions) + 60
         done = subprocess.run(
-            [str(info.python_exe), "-s", str(ENVSIDE), "capture", str(path)],
+            [str(info.python_exe), "-s", str(ENVSIDE), "capture", benchmark, str(path)],
             capture_output=True,
             text=True,
             timeout=limit,
@@ -126,20 +129,22 @@ def derive(problems: Sequence[Problem], info: EnvInfo, cache: Path | None = None
     """``problems`` with expected outputs derived in ``info``'s env where they need them."""
     root = cache or cache_root()
     tasks: dict[str, str] = {}  # task → its cache key
-    todo: list[dict[str, Any]] = []
+    todo: dict[str, list[dict[str, Any]]] = {}  # benchmark → the sessions to capture
     for problem in problems:
         task = str(problem.metadata.get("task", problem.id))
         if not needs_derivation(problem) or task in tasks:
             continue
         key = tasks[task] = session_key(problem, info.lock_hash)
         if not (root / f"{key}.json").is_file():
-            derives = _derives(problem)
-            assert derives is not None
-            todo.append({"key": key, **derives.session(problem)})
-    cached = len(tasks) - len(todo)
-    if todo:
+            benchmark = registry.of(problem)
+            assert benchmark is not None
+            assert benchmark.derives is not None
+            session = {"key": key, **benchmark.derives.session(problem)}
+            todo.setdefault(benchmark.name, []).append(session)
+    cached = len(tasks) - sum(len(sessions) for sessions in todo.values())
+    for name, sessions in todo.items():
         root.mkdir(parents=True, exist_ok=True)
-        for key, got in _capture(info, todo).items():
+        for key, got in _capture(info, name, sessions).items():
             (root / f"{key}.json").write_text(json.dumps(got))
     results = {k: json.loads((root / f"{k}.json").read_text()) for k in set(tasks.values())}
     out: list[Problem] = []

@@ -233,7 +233,7 @@ def context_of(tests: str, code_prompt: str, entry_point: str) -> str:
     """A task's context: its ``test`` module, checked with its prompt's own code."""
     return context(
         check(CHECK, tests=tests, prelude=prelude(code_prompt, entry_point), driver=DRIVER),
-        checks="formatlib_bigcodebench",
+        checks="bigcodebench",
     )
 
 

@@ -189,7 +189,7 @@ def load_row(row: Row, set_name: str) -> list[Problem]:
                         marker=_MARKER.pattern,
                         driver=DRIVER,
                     ),
-                    checks="formatlib_cibench",
+                    checks="cibench",
                 ),
                 timeout=timeout,
                 metadata={"format": "cibench", "task": task_id, "oracle": oracle},

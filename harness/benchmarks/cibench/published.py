@@ -151,7 +151,7 @@ def problems_of(
                     f"Step {n}: {s.prompt}" for n, s in enumerate(experiment.steps, start=1)
                 ),
                 reference_code=cibench.script(codes),
-                code_context=context(code, checks="formatlib_cibench"),
+                code_context=context(code, checks="cibench"),
                 timeout=TIMEOUT,
                 metadata={
                     "format": "cibench",
@@ -217,9 +217,7 @@ def _rebuilt(problem: Problem, spec: list[dict[str, Any]], unavailable: str, how
         "unavailable": unavailable,
         "cibench": {**saved, "spec": spec},
     }
-    return replace(
-        problem, code_context=context(code, checks="formatlib_cibench"), metadata=metadata
-    )
+    return replace(problem, code_context=context(code, checks="cibench"), metadata=metadata)
 
 
 def with_expected(problem: Problem, outputs: list[dict[str, Any]], how: str) -> Problem:

@@ -302,7 +302,7 @@ def _problem(row: Row, folder: Path, references: dict[str, str]) -> Problem:
         reference_code=reference,
         code_context=context(
             check(CHECK, module=module, tests=tests, driver=DRIVER),
-            checks="formatlib_gitchameleon",
+            checks="gitchameleon",
         ),
         timeout=DEFAULT_TIMEOUT,
         metadata={

@@ -3,10 +3,10 @@
 
 The functions here run in the check's process: the verdict (``harness_verdict`` over the
 graded parts, ``HARNESS_PARTS``), the comparison of a notebook cell's output, and what the
-formats whose tests call what the solution defined share. Their test runners are modules
-of their own, each imported by its format's context: ``formatlib_bigcodebench``
-(``unittest`` suites), ``formatlib_gitchameleon`` (pytest files), ``formatlib_cibench``
-(sessions). Those run the tests here and reach the solution's module across the boundary
+formats whose tests call what the solution defined share. Their test runners live in
+their benchmark's folder, each imported by its format's context as
+``_harness_envside.benchmarks.<name>.check`` (``envside/benchmarks.py``): BigCodeBench's
+``unittest`` suites, GitChameleon's pytest files, CIBench's sessions. Those run the tests here and reach the solution's module across the boundary
 (``crossing_*``); a trusted solution (a reference) is loaded into this process instead,
 as upstream grades it. ``harness_run_cell`` is also handed to a driver that runs apart
 with the solution.

@@ -22,6 +22,7 @@ after the pivot: no path and no descriptor of this process leads back to it.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import stat
 import sys
@@ -49,8 +50,13 @@ DATA_VARIABLES = ("SEABORN_DATA", "SCIKIT_LEARN_DATA", "HARNESS_CIBENCH_DATA", "
 # Folders the new root's tmpfs may be mounted on while it is built (the first that exists).
 _SCRATCH = ("/tmp", "/mnt", "/media", "/srv", "/opt", "/var")
 _OLD_ROOT = "/.harness-old-root"
-# The env side's own folder (all of it, not this room's): mounted, read-only, in every view.
+# The env side's own folder (all of it, not this room's): mounted, read-only, in every view;
+# and the benchmarks' own env-side folders beside it (``harness/benchmarks/<name>/envside``,
+# what ``envside/benchmarks.py`` imports), the same code by the same trust.
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCHMARK_SIDES = sorted(
+    glob.glob(os.path.join(os.path.dirname(HERE), "benchmarks", "*", "envside"))
+)
 
 
 def data_paths() -> List[str]:
@@ -69,6 +75,7 @@ def allowed() -> Tuple[List[str], List[Tuple[str, str]]]:
     # (not sys.path: what a .pth file or a caller adds to it may be anything, a home
     # folder or /tmp; what the environment's own imports need is under its prefixes)
     named = [sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix, HERE]
+    named += BENCHMARK_SIDES
     named += data_paths()
     system = [os.path.realpath("/" + name) for name in SYSTEM]
     # never a folder that holds the place the new root is built on (``/tmp`` named as a

@@ -20,10 +20,10 @@ import tempfile
 import time
 from typing import Any, Dict, List, TextIO
 
-from . import cibench_cells
-from .checks.formatlib import harness_run_cell
-from .isolation import sandbox
-from .isolation.processes import fork, remove_tree
+from ...checks.formatlib import harness_run_cell
+from ...isolation import sandbox
+from ...isolation.processes import fork, remove_tree
+from . import cells as cibench_cells
 
 Json = Dict[str, Any]
 
@@ -41,7 +41,7 @@ def _session(spec: List[Json], data: List[List[str]], workdir: str, write_fd: in
         outputs: List[Json] = []
 
         def cell(code: str) -> str:
-            return harness_run_cell(code, namespace)
+            return str(harness_run_cell(code, namespace))
 
         cell(cibench_cells.SEED)
         for number, step in enumerate(spec, start=1):

@@ -18,9 +18,9 @@ import sys
 import unittest
 from typing import Any, Dict, List
 
-from .bridge import crossing_context, crossing_patches, crossing_standins
-from .checks.formatlib import active, decided, exception_part, harness_verdict, in_process
-from .checks.witness import Witness
+from ...bridge import crossing_context, crossing_patches, crossing_standins
+from ...checks.formatlib import active, decided, exception_part, harness_verdict, in_process
+from ...checks.witness import Witness
 
 __all__ = ["harness_pytest"]
 

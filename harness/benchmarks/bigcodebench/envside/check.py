@@ -17,8 +17,8 @@ import types
 import unittest
 from typing import Any, Dict, Iterator, List, Optional
 
-from .bridge import crossing_context, crossing_errors, crossing_patches, crossing_standins
-from .checks.formatlib import (
+from ...bridge import crossing_context, crossing_errors, crossing_patches, crossing_standins
+from ...checks.formatlib import (
     active,
     decided,
     exception_part,
@@ -26,7 +26,7 @@ from .checks.formatlib import (
     in_process,
     names_loaded,
 )
-from .checks.witness import Witness
+from ...checks.witness import Witness
 
 __all__ = ["harness_unittest"]
 

@@ -13,9 +13,8 @@ import contextlib
 import os
 from typing import Any, Dict, List, Optional
 
-from . import cibench_cells, cibench_scores
-from .bridge import guard
-from .checks.formatlib import (
+from ...bridge import guard
+from ...checks.formatlib import (
     active,
     decided,
     exception_part,
@@ -25,7 +24,9 @@ from .checks.formatlib import (
     in_process,
     names_loaded,
 )
-from .protocol import OUTPUT_FORMAT
+from ...protocol import OUTPUT_FORMAT
+from . import cells as cibench_cells
+from . import scores as cibench_scores
 
 __all__ = ["harness_cibench_experiment", "harness_session"]
 
@@ -43,7 +44,7 @@ class _Session:
 
     def cell(self, code: str) -> str:
         if self.apart is None:
-            return harness_run_cell(code, self.namespace)
+            return str(harness_run_cell(code, self.namespace))
         return str(self.apart.cell(self.NAME, code))
 
     def check(self, code: str, number: int) -> None:
