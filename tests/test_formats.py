@@ -35,6 +35,7 @@ SAMPLES = ROOT / "tests" / "data" / "formats"
 SETS = ("bigcodebench-sample", "exeds-sample", "cibench-sample")
 
 formatlib_bigcodebench = benchmark_side("bigcodebench.check")
+bigcodebench_driver = benchmark_side("bigcodebench.driver")
 
 
 def write_rows(path: Path, *rows: dict[str, Any]) -> Path:
@@ -278,7 +279,7 @@ def drive(monkeypatch: pytest.MonkeyPatch) -> Any:
             "_HARNESS_TESTS": textwrap.dedent(tests),
             "_harness_error_part": formatlib.harness_error_part,
         }
-        exec(bigcodebench.DRIVER, namespace)
+        exec(bigcodebench_driver.program("harness.envside.benchmarks.bigcodebench"), namespace)
         report: list[dict[str, str]] = namespace["_harness_report"]  # type: ignore[assignment]
         return {part["name"]: part for part in report}
 

@@ -261,7 +261,6 @@ def test_gitchameleon_rows_are_told_by_their_keys(dataset: Path) -> None:
 
 
 def test_the_context_runs_on_python_3_8(dataset: Path) -> None:
-    ast.parse(gitchameleon.DRIVER, "driver", feature_version=(3, 8))
     for problem in problemsets.load_problems([dataset]):
         ast.parse(problem.code_context, problem.id, feature_version=(3, 8))
 
@@ -420,7 +419,7 @@ def test_answers_in_gitchameleons_shape(dataset: Path, tmp_path: Path) -> None:
 DRIVE = """
 import json, sys
 from harness.envside.checks.formatlib import harness_error_part
-from harness.benchmarks.gitchameleon.load import DRIVER
+from harness.envside.benchmarks.gitchameleon import driver
 given = json.load(sys.stdin)
 namespace = {
     "_HARNESS_SOLUTION": given["solution"],
@@ -428,7 +427,7 @@ namespace = {
     "_HARNESS_MODULE": "sample_7",
     "_harness_error_part": harness_error_part,
 }
-exec(DRIVER, namespace)
+exec(driver.program("harness.envside.benchmarks.gitchameleon"), namespace)
 print(json.dumps(namespace["_harness_report"]))
 """
 

@@ -7,11 +7,11 @@ Published as a folder: ``dataset.jsonl`` (a row per problem: ``example_id``, ``l
 that ``from sample_<id> import`` the solution. Upstream grades a program by writing it as
 ``sample_<id>.py`` beside the hidden test in a fresh temporary directory and running
 pytest there: it passes when pytest's exit status is 0. The check here does the same
-(``formatlib_gitchameleon.harness_pytest``), with pytest in the check's process and a plugin that
+(``envside/check.harness_pytest``), with pytest in the check's process and a plugin that
 keeps each test's outcome as a part; an untrusted program's module lives in its own
 process, and the test imports stand-ins whose calls cross to it
-(``envside/crossing_*.py``). ``DRIVER`` is the fallback for tests that share with the
-program something that cannot cross: pytest beside the program, in its process.
+(``envside/crossing_*.py``). ``envside/driver.py`` is the fallback for tests that share
+with the program something that cannot cross: pytest beside the program, in its process.
 
 Each problem is conditioned on one library release: ``metadata["env"]`` says which
 Python and requirements upstream grades it with (``harness.matrix.own_envs`` turns those into
@@ -47,153 +47,13 @@ DEFAULT_TIMEOUT = 120.0  # upstream's limit on one pytest run
 TEST_RUNNER = "pytest"  # what grades every problem: in every problem's env, unpinned
 _EXAMPLE_ID = re.compile(r"\w+")  # it names a module, sample_<id>
 
-# The in-process fallback. Runs apart, with the solution, as upstream's grader runs a
-# problem: the program as
-# ``sample_<id>.py`` and the hidden test beside it in a new directory, and pytest on that
-# test. The program is imported first, so that a program that does not even import is
-# one part with its own exception (under pytest it would be a collection error). The
-# plugin keeps one part per test: its first failure, with the exception as it was raised
-# (pytest hands it to ``pytest_exception_interact``, for collection errors too), else
-# its outcome. A non-zero exit status that no part explains (no tests, a usage error)
-# becomes a part of its own, so that pass means exit status 0, as upstream.
-DRIVER = """
-def _harness_pytest():
-    import shutil, tempfile
-    folder = tempfile.mkdtemp(prefix="gitchameleon-")
-    try:
-        return _harness_graded(folder)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _harness_graded(folder):
-    import io, os, sys
-    module = _HARNESS_MODULE
-    tests = os.path.join(folder, "test_" + module + ".py")
-    ini = os.path.join(folder, "pytest.ini")  # this run's whole configuration: none
-    for path, text in ((os.path.join(folder, module + ".py"), _HARNESS_SOLUTION),
-                       (tests, _HARNESS_TESTS), (ini, "[pytest]\\n")):
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    sys.path.insert(0, folder)
-    try:
-        __import__(module)
-    except BaseException as exc:
-        return [_harness_exception_part("solution", exc, "error")]
-    try:
-        import pytest
-    except BaseException as exc:
-        return [_harness_exception_part("pytest", exc, "error")]
-    # options from the machine's environment would make this run differ from upstream's
-    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
-        os.environ.pop(name, None)
-    plugin = _HarnessPlugin(os.path.basename(tests))
-    args = [
-        tests, "-q", "--tb=short", "-c", ini, "--rootdir", folder,
-        # no cache to write; and warnings left to the harness, which records the
-        # deprecations (pytest's plugin would swallow them)
-        "-p", "no:cacheprovider", "-p", "no:warnings",
-    ]
-    shown, saved = io.StringIO(), sys.stdout
-    sys.stdout = shown
-    try:
-        status = int(pytest.main(args, plugins=[plugin]))
-    except BaseException as exc:
-        return list(plugin.parts.values()) + [_harness_exception_part("pytest", exc, "error")]
-    finally:
-        sys.stdout = saved
-        saved.write(shown.getvalue())  # still the execution's output, as pytest printed it
-    parts = list(plugin.parts.values())
-    if status != 0 and not [p for p in parts if p["status"] in ("fail", "error")]:
-        lines = [line for line in shown.getvalue().splitlines() if line.strip()]
-        parts.append({
-            "name": "pytest", "status": "error", "type": "pytest.ExitCode",
-            "message": "exit status %d%s" % (status, ": " + lines[-1][:300] if lines else ""),
-        })
-    return parts
-
-
-class _HarnessPlugin(object):
-    def __init__(self, test_file):
-        self.prefix = test_file + "::"
-        self.parts = {}
-
-    def _name(self, nodeid):
-        return nodeid[len(self.prefix):] if nodeid.startswith(self.prefix) else nodeid
-
-    def pytest_collectreport(self, report):
-        if report.failed and report.nodeid not in self.parts:
-            self.parts[report.nodeid] = _harness_report_part(self._name(report.nodeid), report)
-
-    def pytest_runtest_logreport(self, report):
-        known = self.parts.get(report.nodeid)
-        if known is not None and known["status"] in ("fail", "error"):
-            return  # a test's first failure is its part (not its teardown's after it)
-        name = self._name(report.nodeid)
-        if report.passed:
-            if report.when == "call":
-                self.parts[report.nodeid] = {"name": name, "status": "pass"}
-        elif report.skipped:
-            reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else ""
-            if hasattr(report, "wasxfail"):
-                reason = "xfail: %s" % report.wasxfail
-            self.parts[report.nodeid] = {
-                "name": name, "status": "skipped", "message": str(reason)[:400]
-            }
-        else:
-            self.parts[report.nodeid] = _harness_report_part(name, report)
-
-    def pytest_exception_interact(self, node, call, report):
-        # after a test's report; before a collector's (pytest_collectreport comes next)
-        import pytest
-        part = self.parts.get(report.nodeid)
-        if call.excinfo is None or (part is not None and "type" in part):
-            return
-        exc = call.excinfo.value
-        if type(exc).__name__ == "CollectError":
-            # pytest wraps what importing the test raised: that is the error
-            exc = exc.__cause__ or exc.__context__ or exc
-        status = part["status"] if part is not None else "error"
-        if status == "fail" and not isinstance(exc, (AssertionError, pytest.fail.Exception)):
-            status = "error"  # the test raised, it did not assert
-        self.parts[report.nodeid] = _harness_exception_part(self._name(report.nodeid), exc, status)
-
-
-def _harness_report_part(name, report):
-    # a failure pytest describes without its exception (a strict xpass), until
-    # pytest_exception_interact hands the exception over
-    status = "fail" if report.when == "call" else "error"
-    crash = getattr(report.longrepr, "reprcrash", None)
-    text = getattr(crash, "message", None) or str(report.longrepr or "")
-    lines = [line for line in text.splitlines() if line.strip()]
-    return {"name": name, "status": status, "message": lines[0][:400] if lines else ""}
-
-
-def _harness_exception_part(name, exc, status):
-    import traceback
-    part = _harness_error_part(name, exc)
-    kind = type(exc)
-    if kind.__module__ != "builtins":
-        part["type"] = "%s.%s" % (kind.__module__, kind.__qualname__)
-    lines = [line for line in str(exc).splitlines() if line.strip()]
-    part["status"] = status
-    part["message"] = lines[0][:400] if lines else ""
-    frames = traceback.extract_tb(exc.__traceback__)[-6:]
-    part["traceback"] = "\\n".join("%s:%s in %s" % (f.filename, f.lineno, f.name) for f in frames)
-    return part
-
-
-_harness_report = _harness_pytest()
-"""
-
 CHECK = """
 _MODULE = {module!r}
 _TESTS = {tests!r}
-_DRIVER = {driver!r}
 
 
 def test_execution(solution):
-    {pytest}(solution, _MODULE, _TESTS, fallback=_DRIVER)
+    {pytest}(solution, _MODULE, _TESTS)
 """
 
 
@@ -301,7 +161,7 @@ def _problem(row: Row, folder: Path, references: dict[str, str]) -> Problem:
         prompt=str(row.data.get("problem", "")),
         reference_code=reference,
         code_context=context(
-            check(CHECK, module=module, tests=tests, driver=DRIVER),
+            check(CHECK, module=module, tests=tests),
             checks="gitchameleon",
         ),
         timeout=DEFAULT_TIMEOUT,

@@ -327,6 +327,32 @@ def program_note(exc: Optional[BaseException]) -> str:
     return ""
 
 
+def inherited_note(exc: BaseException) -> str:
+    """ "'TestCases' object has no attribute 'x'" names the task's class: say which class it
+    inherits that attribute's namespace from, by its public name (``unittest.TestCase``)."""
+    owner = getattr(exc, "obj", None) if isinstance(exc, AttributeError) else None
+    if owner is None:
+        return ""
+    cls = owner if isinstance(owner, type) else type(owner)
+    if cls.__module__ != "__test__":
+        return ""
+    for base in cls.__mro__:
+        if base.__module__ not in ("__test__", "builtins"):
+            path = base.__module__.split(".")
+            public = base.__module__
+            for end in range(1, len(path) + 1):
+                name = ".".join(path[:end])
+                if getattr(sys.modules.get(name), base.__qualname__, None) is base:
+                    public = name
+                    break
+            return " [harness: %s derives from %s.%s]" % (
+                cls.__qualname__,
+                public,
+                base.__qualname__,
+            )
+    return ""
+
+
 # Network use the solution's process reported with its last result (only its first).
 REACHED: List[str] = []
 

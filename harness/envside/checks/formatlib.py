@@ -15,12 +15,12 @@ with the solution.
 from __future__ import annotations
 
 import builtins as _builtins
-import sys as _sys
 from typing import Any as _Any
 
 from ..bridge import guard as _guard
 from ..bridge.crossing_errors import HERE as _HERE
 from ..bridge.crossing_errors import RemoteError as _RemoteError
+from ..bridge.crossing_errors import inherited_note as _inherited_note
 from ..bridge.crossing_errors import program_note as _program_note
 from ..bridge.crossing_errors import remote_frames as _remote_frames
 from ..protocol import RUNS_SOLUTION as HARNESS_RUNS_SOLUTION
@@ -241,7 +241,7 @@ def exception_part(
     if first_line:  # as pytest's short summary shows it
         lines = [line for line in text.splitlines() if line.strip()]
         text = lines[0] if lines else ""
-    part["message"] = text[:400] + _inherited(exc) + _program_note(exc)
+    part["message"] = text[:400] + _inherited_note(exc) + _program_note(exc)
     notes = getattr(exc, "_harness_notes", "")
     if isinstance(notes, str):
         part["message"] += notes
@@ -253,29 +253,3 @@ def exception_part(
     remote = _remote_frames(exc)
     part["traceback"] = "\n".join(here + ([remote] if remote else []))
     return part
-
-
-def _inherited(exc: BaseException) -> str:
-    """ "'TestCases' object has no attribute 'x'" names the task's class: say which class it
-    inherits that attribute's namespace from, by its public name (``unittest.TestCase``)."""
-    owner = getattr(exc, "obj", None) if isinstance(exc, AttributeError) else None
-    if owner is None:
-        return ""
-    cls = owner if isinstance(owner, type) else type(owner)
-    if cls.__module__ != "__test__":
-        return ""
-    for base in cls.__mro__:
-        if base.__module__ not in ("__test__", "builtins"):
-            path = base.__module__.split(".")
-            public = base.__module__
-            for end in range(1, len(path) + 1):
-                name = ".".join(path[:end])
-                if getattr(_sys.modules.get(name), base.__qualname__, None) is base:
-                    public = name
-                    break
-            return " [harness: %s derives from %s.%s]" % (
-                cls.__qualname__,
-                public,
-                base.__qualname__,
-            )
-    return ""

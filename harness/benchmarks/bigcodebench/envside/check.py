@@ -13,9 +13,8 @@ from __future__ import annotations
 import builtins
 import os
 import sys
-import types
 import unittest
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from ...bridge import crossing_context, crossing_errors, crossing_patches, crossing_standins
 from ...checks.formatlib import (
@@ -27,15 +26,19 @@ from ...checks.formatlib import (
     names_loaded,
 )
 from ...checks.witness import Witness
+from . import driver
+
+if TYPE_CHECKING:
+    import types
 
 __all__ = ["harness_unittest"]
 
 
-def harness_unittest(solution: str, tests: str, prelude: str = "", fallback: str = "") -> None:
+def harness_unittest(solution: str, tests: str, prelude: str = "") -> None:
     """Grade ``solution`` with a BigCodeBench ``unittest`` module: the tests run in this
     process and each test's part is what this process saw (pass only when it saw the
-    test run and succeed). ``fallback``: the driver that grades the task in the
-    solution's process, for a task whose tests share something that cannot cross."""
+    test run and succeed). A task whose tests share something that cannot cross is
+    graded in the solution's process instead, by its driver (``driver.py``)."""
     import time
 
     os.environ["TZ"] = "UTC"  # upstream's clock, here and (with the environment) there
@@ -44,8 +47,8 @@ def harness_unittest(solution: str, tests: str, prelude: str = "", fallback: str
     crossing_patches.TRACKER.install()
     given = {"_HARNESS_SOLUTION": solution, "_HARNESS_TESTS": tests}
     reason = decided()
-    if reason and fallback:
-        harness_verdict(in_process(reason, fallback, **given))
+    if reason:
+        harness_verdict(in_process(reason, driver.program(__package__), **given))
         return
     try:
         module = _bigcodebench_module(solution, prelude, tests)
@@ -64,19 +67,7 @@ def _bigcodebench_module(solution: str, prelude: str, tests: str) -> types.Modul
     solution's own (one process, as upstream); for an untrusted solution, a module here
     holding the task's prelude (its imports and constants, from the prompt: the task's
     own code) and stand-ins for what the solution defined, which runs apart."""
-    module = types.ModuleType("__test__")
-    module.__dict__.update(
-        {
-            "__builtins__": builtins,
-            "__file__": "__test__.py",
-            "__package__": None,
-            "__doc__": None,
-            "sys": sys,
-            "os": os,
-            "environ": os.environ,
-        }
-    )
-    sys.modules["__test__"] = module
+    module = driver.test_module()
     apart = active()
     if apart is None:
         exec(compile(solution, "<solution>", "exec"), module.__dict__)
@@ -171,7 +162,7 @@ def _run_unittest(module: types.ModuleType) -> List[Dict[str, Any]]:
     prefix = module.__name__ + "."
     parts: Dict[str, Dict[str, Any]] = {}
     witness = Witness()
-    for test in _flatten(suite):  # before running: a run empties the suite
+    for test in driver.flatten(suite):  # before running: a run empties the suite
         parts[test.id()] = {
             "name": _name_of(test, prefix),
             "status": "error",
@@ -278,14 +269,6 @@ class _SeenParts(unittest.TestResult):
             "status": "fail",
             "message": "unexpected success",
         }
-
-
-def _flatten(suite: Any) -> Iterator[Any]:
-    for item in suite:
-        if isinstance(item, unittest.TestSuite):
-            yield from _flatten(item)
-        else:
-            yield item
 
 
 _NETWORK_WATCHED: List[List[str]] = []

@@ -21,16 +21,19 @@ from typing import Any, Dict, List
 from ...bridge import crossing_context, crossing_patches, crossing_standins
 from ...checks.formatlib import active, decided, exception_part, harness_verdict, in_process
 from ...checks.witness import Witness
+from . import driver
+from .driver import report_part, run_pytest
 
 __all__ = ["harness_pytest"]
 
 
-def harness_pytest(solution: str, module: str, tests: str, fallback: str = "") -> None:
+def harness_pytest(solution: str, module: str, tests: str) -> None:
     """Grade ``solution`` as upstream does, by pytest on the hidden test beside it as
     ``<module>.py``: pytest runs in this process, on a test file kept where the solution
     cannot read or write it (this process's own /tmp when sandboxed), with no conftest
     but its own; an untrusted solution's module is a stand-in whose names are fetched
-    from its process as the test imports them."""
+    from its process as the test imports them. A problem whose test shares something
+    that cannot cross is graded in the solution's process instead (``driver.py``)."""
     import shutil
     import tempfile
 
@@ -39,8 +42,8 @@ def harness_pytest(solution: str, module: str, tests: str, fallback: str = "") -
     crossing_patches.TRACKER.install()
     given = {"_HARNESS_SOLUTION": solution, "_HARNESS_TESTS": tests, "_HARNESS_MODULE": module}
     reason = decided()
-    if reason and fallback:
-        harness_verdict(in_process(reason, fallback, **given))
+    if reason:
+        harness_verdict(in_process(reason, driver.program(__package__), **given))
         return
     private = "/tmp" if apart is not None and apart.sandboxed else None
     folder = tempfile.mkdtemp(prefix="gitchameleon-", dir=private)
@@ -54,7 +57,6 @@ def harness_pytest(solution: str, module: str, tests: str, fallback: str = "") -
 def _graded_by_pytest(
     folder: str, solution: str, module: str, tests: str, apart: Any
 ) -> List[Dict[str, Any]]:
-    import io
 
     path = os.path.join(folder, "test_" + module + ".py")
     ini = os.path.join(folder, "pytest.ini")  # this run's whole configuration: none
@@ -93,27 +95,9 @@ def _graded_by_pytest(
         # deprecations (pytest's plugin would swallow them)
         "-p", "no:cacheprovider", "-p", "no:warnings",
     ]  # fmt: skip
-    shown, saved = io.StringIO(), sys.stdout
-    sys.stdout = shown
-    try:
-        status = int(pytest.main(args, plugins=[plugin]))
-    except BaseException as exc:
-        return [*plugin.parts.values(), exception_part("pytest", exc, "error", first_line=True)]
-    finally:
-        sys.stdout = saved
-        saved.write(shown.getvalue())  # still the execution's output, as pytest printed it
-    parts = list(plugin.parts.values())
-    if status != 0 and not [p for p in parts if p["status"] in ("fail", "error")]:
-        lines = [line for line in shown.getvalue().splitlines() if line.strip()]
-        parts.append(
-            {
-                "name": "pytest",
-                "status": "error",
-                "type": "pytest.ExitCode",
-                "message": "exit status %d%s" % (status, ": " + lines[-1][:300] if lines else ""),
-            }
-        )
-    return parts
+    return run_pytest(
+        pytest, args, plugin, lambda exc: exception_part("pytest", exc, "error", first_line=True)
+    )
 
 
 # The parts a test has until the check sees it end: errors, but not yet its outcome.
@@ -176,7 +160,7 @@ class _PytestParts:
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed and report.nodeid not in self.parts:
-            self.parts[report.nodeid] = _report_part(self._name(report.nodeid), report)
+            self.parts[report.nodeid] = report_part(self._name(report.nodeid), report)
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         known = self.parts.get(report.nodeid)
@@ -193,17 +177,8 @@ class _PytestParts:
                     if unseen
                     else {"name": name, "status": "pass"}
                 )
-        elif report.skipped:
-            reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else ""
-            if hasattr(report, "wasxfail"):
-                reason = "xfail: %s" % report.wasxfail
-            self.parts[report.nodeid] = {
-                "name": name,
-                "status": "skipped",
-                "message": str(reason)[:400],
-            }
         else:
-            self.parts[report.nodeid] = _report_part(name, report)
+            self.parts[report.nodeid] = report_part(name, report)
 
     def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
         # after a test's report; before a collector's (pytest_collectreport comes next)
@@ -230,13 +205,3 @@ class _PytestParts:
 def _settled(part: Dict[str, Any]) -> bool:
     """Whether ``part`` is a test's outcome for good: a failure pytest reported."""
     return part["status"] in ("fail", "error") and part.get("type") not in (_NOT_RUN, _NOT_SEEN)
-
-
-def _report_part(name: str, report: Any) -> Dict[str, Any]:
-    """A failure pytest describes without its exception (a strict xpass), until
-    ``pytest_exception_interact`` hands the exception over."""
-    status = "fail" if report.when == "call" else "error"
-    crash = getattr(report.longrepr, "reprcrash", None)
-    text = getattr(crash, "message", None) or str(report.longrepr or "")
-    lines = [line for line in text.splitlines() if line.strip()]
-    return {"name": name, "status": status, "message": lines[0][:400] if lines else ""}
