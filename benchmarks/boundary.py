@@ -1,6 +1,6 @@
 """Grading across the boundary changes no honest outcome: the same code as a reference
 (trusted, graded in one process, as upstream does) and as a model's answer (tests in the
-checker, the answer in its own process: harness/envside/crossing_*.py), side by side in
+checker, the answer in its own process: harness/envside/bridge/crossing_*.py), side by side in
 one run.
 
     python benchmarks/boundary.py --write-answers ANSWERS.jsonl PROBLEMS   # the references as answers

@@ -12,7 +12,7 @@ executions finishing beside the next group's first), the order reversing from ro
 round so that a machine that gets busier or quieter weighs on all alike. Prints per mode the wall time of each
 round, the CPU time of the whole process tree, and every execution whose status differs
 between any two runs (the claim: none beyond flaky problems, timeouts included; an
-execution's clock leaves out the time it waits for a CPU, envside/clock.py).
+execution's clock leaves out the time it waits for a CPU, envside/timing/clock.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
 Runs the chosen DS-1000 problems' references and one model's answers in one combo's
 environment, straight through the env side (as ``benchmarks/executor.py`` does), once
 per configuration, the configurations taking turns library by library. Timing is
-switched on (``HARNESS_PHASES``, ``harness/envside/phases.py``): each process of an
+switched on (``HARNESS_PHASES``, ``harness/envside/timing/phases.py``): each process of an
 execution marks the moments it passes on the machine's monotonic clock, and a phase is
 the time from the mark before it to its own. Prints, per configuration and per kind of
 solution (references run beside their check; answers cross to their own process where

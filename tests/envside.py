@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -40,3 +41,10 @@ def run_envside(
         env=env,
     )
     return proc.returncode, [protocol.read_line(line) for line in proc.stdout.splitlines()]
+
+
+def benchmark_side(module: str) -> Any:
+    """A benchmark's own env-side module (``"bigcodebench.check"``), imported as the env
+    side imports it: ``harness.envside.benchmarks.bigcodebench.check`` on the host (its
+    folder, ``harness/benchmarks/bigcodebench/envside``, made a package of that name)."""
+    return importlib.import_module(f"harness.envside.benchmarks.{module}")

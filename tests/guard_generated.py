@@ -73,7 +73,7 @@ def load_envside(envside: str) -> tuple[Any, Any]:
     spec.loader.exec_module(bootstrap)
     bootstrap.load_package()
     allowlist = importlib.import_module("_harness_envside.allowlist").Allowlist.shipped()
-    return importlib.import_module("_harness_envside.admission"), allowlist
+    return importlib.import_module("_harness_envside.bridge.admission"), allowlist
 
 
 def public_modules(top: str, budget_s: float) -> list[Any]:

@@ -746,7 +746,7 @@ def _attempt():
     # are not ASCII, a forged report claiming its result unchanged, then the real report
     # twice; whatever the checker makes of the first is what it gets
     import sys
-    wire = sys.modules.get("_harness_envside.wire")
+    wire = sys.modules.get("_harness_envside.bridge.wire")
     if wire is None:
         return False
     real = wire._frame

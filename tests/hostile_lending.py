@@ -4,7 +4,7 @@ BigCodeBench's and GitChameleon's tests hand the answer objects that stay the te
 a ``mock_open`` handle, a ``MagicMock`` patched in for ``requests.get``, ``os.remove`` or
 ``subprocess.run``, a redirected ``sys.stdout``, a callback, a generator, an instance of a
 class the test defined, the ``TestCase`` itself, a list's ``append`` — and the answer gets
-handles whose every use is a callback into the check (``harness/envside/crossing_*.py``).
+handles whose every use is a callback into the check (``harness/envside/bridge/crossing_*.py``).
 Each attack below takes such a loan and walks from it: attributes that are not dunder
 names (``gi_frame``, ``f_globals``, ``_outcome``…), dunder names, setting attributes
 (rebinding the test's ``assertEqual`` through its instance, a mock's public attribute to
@@ -332,7 +332,7 @@ GC_KINDS: dict[str, tuple[str, str]] = {
 # evaluates its ``parameter`` expressions with Python's ``eval``.
 FORGE_VERDICT = """
 import sys
-_formatlib = sys.modules["_harness_envside.formatlib"]
+_formatlib = sys.modules["_harness_envside.checks.formatlib"]
 def _verdict(parts, formatlib=_formatlib):
     formatlib.HARNESS_PARTS[:] = [{"name": "forged", "status": "pass"}]
 for _name, _module in list(sys.modules.items()):
@@ -402,14 +402,14 @@ VENV_PLANT = (
 # and handed out in order), on the answer's own side of the bridge.
 FORGED_HANDLES = """
 import sys as _sys
-_borrowing = _sys.modules["_harness_envside.crossing_borrowing"]
+_borrowing = _sys.modules["_harness_envside.bridge.crossing_borrowing"]
 def _handles(count=60):
     return [_borrowing.checker_object(n, None) for n in range(1, count)]
 """
 # An answer that sends back, as its result, "the check's own object number k".
 SENT_BACK = """
 import sys as _sys
-_borrowing = _sys.modules["_harness_envside.crossing_borrowing"]
+_borrowing = _sys.modules["_harness_envside.bridge.crossing_borrowing"]
 class _Sent:
     def __init__(self, number):
         self.number = number

@@ -1,7 +1,7 @@
 """Hostile answers that walk from a library's object their test lends them (issue #42).
 
 A test may hand the answer a connected socket or an SQLite cursor: lent by their data
-methods alone (``harness/envside/crossing_kinds.py``: ``LIBRARY_METHODS``), the cursor's
+methods alone (``harness/envside/bridge/crossing_kinds.py``: ``LIBRARY_METHODS``), the cursor's
 SQL limited to its connection's own databases (``prepare``). Each attack below takes
 such a loan and reaches past it: for what the object holds (a cursor's ``connection``, a
 socket's descriptor), for another database file the checker can see (``ATTACH``, the

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.benchmarks.ds1000.answers import postprocess
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem
-from harness.problems.answers import load_answers, model_name, postprocess, read_answers
+from harness.problems.answers import load_answers, model_name, read_answers
 
 CONTEXT = "def test_execution(solution):\n    pass\n"
 

@@ -8,7 +8,7 @@ drift: #1026 (Matplotlib 3.9 renamed
 gone from Python 3.12's ``unittest``: the tests' own drift, Python's). One combo pins the
 five libraries as BigCodeBench's evaluation environment does (Python 3.10), the other
 takes their newest releases on Python 3.13. The whole 1,140 tasks in BigCodeBench's full
-environment are in BENCHMARKS.md.
+environment are in docs/benchmarks/bigcodebench.md.
 """
 
 from __future__ import annotations

@@ -34,9 +34,9 @@ from unittest import mock
 
 import pytest
 
-from harness.envside import crossing_kinds, crossing_lending
-from harness.envside.crossing_kinds import KINDS, OPERATIONS, NotLendableError, perform
-from harness.envside.crossing_standins import SolutionStandIn
+from harness.envside.bridge import crossing_kinds, crossing_lending
+from harness.envside.bridge.crossing_kinds import KINDS, OPERATIONS, NotLendableError, perform
+from harness.envside.bridge.crossing_standins import SolutionStandIn
 
 # What a test module looks like: the objects below are made in a module named as the
 # checker names the tests' (``__test__``), so their classes and functions are the test's own.

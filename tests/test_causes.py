@@ -175,7 +175,7 @@ def test_timeouts_crashes_and_non_failures() -> None:
         assert diagnose(outcome(status)) is None
 
 
-# -- Python itself, and what BigCodeBench's driver adds (harness/problems/formats/bigcodebench.py) ----
+# -- Python itself, and what BigCodeBench's driver adds (harness/benchmarks/bigcodebench/load.py) ----
 
 UNITTEST_TB = "/py/lib/python3.13/unittest/case.py:12 in run\n<tests>:40 in test_round"
 

@@ -3,7 +3,7 @@
 An answer never runs in its checker's process; these tests ask what it could do if a
 future escape ran it there anyway. The problem's context is the check's own code, run in
 the checker: here it plays the escaped answer, looks around, and reports what it found
-(``harness/envside/sandbox.confine_checker``, ``processes.PidNamespace``). Where the
+(``harness/envside/isolation/sandbox.confine_checker``, ``processes.PidNamespace``). Where the
 harness runs as the machine's root (CI does), the checker must be confined: not root on
 the machine, no process of the machine in sight, no capability on the machine, not
 dumpable, nothing writable but its working directory and its /tmp. The worst it could do
@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 
-from harness.envside import protocol, sandbox, scheduler
+from harness.envside import protocol
+from harness.envside.isolation import sandbox
+from harness.envside.scheduling import scheduler
 from tests import hostile_escape
 from tests.envside import run_envside
 

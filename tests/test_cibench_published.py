@@ -1,5 +1,5 @@
 """CIBench as published: the experiments read from their own files (``cibench_notebooks``,
-``cibench_published``), upstream's step scores (``envside/cibench_scores``), expected
+``cibench_published``), upstream's step scores (``benchmarks/cibench/envside/scores``), expected
 outputs derived in an environment (``execute/expected``), and a real run.
 
 The published copy is read from ``../shared/data/cibench`` (``CIBENCH_DIR``); tests that
@@ -25,10 +25,11 @@ import pytest
 from harness.analysis.drift import DriftClass, DriftRow
 from harness.analysis.summary import Summary
 from harness.app import bisect as app_bisect
+from harness.benchmarks.cibench import notebooks as cibench_notebooks
 from harness.core.errors import ProblemError
 from harness.core.results import write_json
 from harness.envs.build import EnvInfo
-from harness.envside import cibench_cells, cibench_scores, formatlib
+from harness.envside.checks import formatlib
 from harness.execute import expected
 from harness.execute.job import Job
 from harness.execute.rundir import RunDir
@@ -36,9 +37,9 @@ from harness.matrix.spec import load as load_matrix
 from harness.problems import downloads
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
-from harness.problems.formats import cibench_notebooks
 from harness.reports import markdown
 from tests.conftest import ROOT, run_harness
+from tests.envside import benchmark_side
 
 CIBENCH_DIR = Path(os.environ.get("CIBENCH_DIR", ROOT.parent / "shared" / "data" / "cibench"))
 ARCHIVE = CIBENCH_DIR / "cibench-dataset.tar.gz"
@@ -51,6 +52,9 @@ NO_FILES = (
     "cibench_generation/scipy/experiment02",  # num steps
     "cibench_generation/matplotlib/experiment03",  # vis steps
 )
+
+cibench_cells = benchmark_side("cibench.cells")
+cibench_scores = benchmark_side("cibench.scores")
 
 
 @pytest.fixture(autouse=True)

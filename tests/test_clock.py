@@ -1,4 +1,4 @@
-"""An execution's clock (``envside/clock.py``): the time it waits for a CPU while the pool
+"""An execution's clock (``envside/timing/clock.py``): the time it waits for a CPU while the pool
 runs more workers than cores is not on it, up to twice its limit on the wall clock.
 
 The supervisor runs here in this process, with the clock's reading of how long an
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from harness.envside import clock
 from harness.envside.protocol import Record
-from harness.envside.supervisor import Supervisor
+from harness.envside.scheduling.supervisor import Supervisor
+from harness.envside.timing import clock
 
 CONTEXT = textwrap.dedent("""
     def test_execution(solution):

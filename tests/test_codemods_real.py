@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from harness.app import run as app_run
+from harness.benchmarks.ours.load import compact_context
 from harness.core.problem import IDIOM_PREFIX, Problem, Solution, imported_modules
 from harness.execute.job import Job
 from harness.execute.progress import QuietReporter
@@ -23,7 +24,6 @@ from harness.execute.rundir import RunDir
 from harness.execute.runner import RunOptions
 from harness.labs.repair.codemods import CODEMODS, DEFAULT, apply
 from harness.matrix import spec
-from harness.problems.formats.ours import compact_context
 from harness.problems.sets import load_problems
 from tests.conftest import ROOT
 

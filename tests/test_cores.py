@@ -1,4 +1,4 @@
-"""More workers while cores sit idle (``envside/cores.py``, ``envside/pool.py``): when the
+"""More workers while cores sit idle (``envside/scheduling/cores.py``, ``envside/scheduling/pool.py``): when the
 pool adds one, when it lets one go, and that every execution is run and reported once
 whatever the pool does. The machine's readings are replaced by given ones; nothing here
 times anything.
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from harness.envside import cores, pool
-from harness.envside.pool import WORK, Reports
+from harness.envside.bridge.wire import read_exactly
 from harness.envside.protocol import Record
-from harness.envside.supervisor import Supervisor
-from harness.envside.wire import read_exactly
+from harness.envside.scheduling import cores, pool
+from harness.envside.scheduling.pool import WORK, Reports
+from harness.envside.scheduling.supervisor import Supervisor
 
 IDLE = cores.Reading(idle_cores=1.5, available_mb=8192)
 BUSY = cores.Reading(idle_cores=0.1, available_mb=8192)

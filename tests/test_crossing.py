@@ -1,4 +1,4 @@
-"""Calls across the boundary (harness/envside/crossing_*.py), end to end: real runs through
+"""Calls across the boundary (harness/envside/bridge/crossing_*.py), end to end: real runs through
 ``harness run`` of tasks whose tests call the answer. A task whose tests patch an object
 only the check can name is graded in the answer's process, and says so; what one process
 would share crosses both ways. The pieces are tested one by one beside their modules

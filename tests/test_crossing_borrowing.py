@@ -1,4 +1,4 @@
-"""The check's objects in the solution's process (harness/envside/crossing_borrowing.py).
+"""The check's objects in the solution's process (harness/envside/bridge/crossing_borrowing.py).
 
 The module is standard library only; these tests run both sides in this process.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 import io
 
-from harness.envside import crossing_borrowing, crossing_lending
+from harness.envside.bridge import crossing_borrowing, crossing_lending
 
 
 def test_a_stand_in_has_the_special_methods_its_object_has() -> None:

@@ -1,4 +1,4 @@
-"""What one process would share, carried with each call (harness/envside/crossing_context.py).
+"""What one process would share, carried with each call (harness/envside/bridge/crossing_context.py).
 
 The module is standard library only; these tests run both sides in this process.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 
-from harness.envside import crossing_context
+from harness.envside.bridge import crossing_context
 
 
 def test_warnings_are_raised_again_under_the_tests_filters() -> None:

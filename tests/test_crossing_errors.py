@@ -1,4 +1,4 @@
-"""Exceptions across the boundary (harness/envside/crossing_errors.py): the solution's
+"""Exceptions across the boundary (harness/envside/bridge/crossing_errors.py): the solution's
 exceptions come back as data about a failure, never as an instruction to the test
 framework. A class comes back as itself only when it is admitted (Python's ordinary
 exceptions, or listed with ``raise`` in the allowlist); any other as a ``RemoteError`` made
@@ -26,9 +26,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.envside import crossing_errors, guard
-from harness.envside.admission import Usage
 from harness.envside.allowlist import Allowlist
+from harness.envside.bridge import crossing_errors, guard
+from harness.envside.bridge.admission import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -1,5 +1,5 @@
 """What the test hands the solution comes back as the test's own
-(harness/envside/crossing_handed.py).
+(harness/envside/bridge/crossing_handed.py).
 
 The module is standard library only; these tests run both sides in this process.
 """
@@ -12,7 +12,7 @@ import pickle
 
 import pytest
 
-from harness.envside import crossing_borrowing, crossing_handed, crossing_lending
+from harness.envside.bridge import crossing_borrowing, crossing_handed, crossing_lending
 
 
 def test_objects_a_task_configures_take_the_answers_state_data_does_not() -> None:

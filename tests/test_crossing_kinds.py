@@ -1,5 +1,5 @@
 """What the check may lend, and what each kind of loan lets the answer do
-(harness/envside/crossing_kinds.py). The module is standard library only; these tests run
+(harness/envside/bridge/crossing_kinds.py). The module is standard library only; these tests run
 it in this process.
 
 ``tests/test_bridge_audit.py`` walks every loan a test may make, generated; these pin the
@@ -17,7 +17,7 @@ from unittest import mock
 
 import pytest
 
-from harness.envside.crossing_kinds import (
+from harness.envside.bridge.crossing_kinds import (
     CALLABLE,
     CURSOR,
     INSTANCE,

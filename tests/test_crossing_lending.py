@@ -1,4 +1,4 @@
-"""What the check lends and sends the solution (harness/envside/crossing_lending.py): what
+"""What the check lends and sends the solution (harness/envside/bridge/crossing_lending.py): what
 is lent, what is copied, and what the solution may do with what it was lent.
 
 The module is standard library only; these tests run both sides in this process.
@@ -18,7 +18,7 @@ from unittest import mock
 
 import pytest
 
-from harness.envside import crossing_borrowing, crossing_kinds, crossing_lending
+from harness.envside.bridge import crossing_borrowing, crossing_kinds, crossing_lending
 
 
 def test_mocks_streams_and_the_tests_own_functions_are_lent() -> None:

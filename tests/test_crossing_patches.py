@@ -1,5 +1,5 @@
 """The patches a test has active, carried to the solution's process
-(harness/envside/crossing_patches.py).
+(harness/envside/bridge/crossing_patches.py).
 
 The module is standard library only; these tests run both sides in this process.
 """
@@ -11,7 +11,7 @@ from unittest import mock
 
 import pytest
 
-from harness.envside import crossing_lending, crossing_patches
+from harness.envside.bridge import crossing_lending, crossing_patches
 
 
 class Local:
@@ -27,7 +27,7 @@ def test_active_patches_are_carried_and_instances_cannot_cross() -> None:
     with mock.patch.object(crossing_lending.Lent, "lend"):
         assert crossing_patches.patches({})[0][0] == [
             "class",
-            "harness.envside.crossing_lending",
+            "harness.envside.bridge.crossing_lending",
             "Lent",
         ]
     assert crossing_patches.patches({}) == []

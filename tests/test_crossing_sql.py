@@ -1,4 +1,4 @@
-"""What the SQL of a lent cursor may do (harness/envside/crossing_sql.py): the connection's
+"""What the SQL of a lent cursor may do (harness/envside/bridge/crossing_sql.py): the connection's
 own tables, SQLite's core functions, the schema asked about; nothing that reaches another
 file, the build's extra functions, the connection's inner state or code."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import crossing_sql
+from harness.envside.bridge import crossing_sql
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The solution's objects as the check sees them (harness/envside/crossing_standins.py).
+"""The solution's objects as the check sees them (harness/envside/bridge/crossing_standins.py).
 
 The module is standard library only; these tests run both sides in this process.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import crossing_standins
+from harness.envside.bridge import crossing_standins
 
 
 def test_a_stand_in_answers_no_comparison() -> None:

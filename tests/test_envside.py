@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from harness.envs.build import ENVSIDE
-from harness.envside import protocol, sandbox
+from harness.envside import protocol
+from harness.envside.isolation import sandbox
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):

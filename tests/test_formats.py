@@ -19,15 +19,23 @@ from typing import Any
 
 import pytest
 
+from harness.benchmarks import registry
+from harness.benchmarks.bigcodebench import load as bigcodebench
+from harness.benchmarks.cibench import load as cibench
+from harness.benchmarks.exeds import load as exeds
 from harness.core.errors import ProblemError
-from harness.envside import crossing_errors, formatlib, formatlib_bigcodebench
-from harness.problems import answers, formats
+from harness.envside.bridge import crossing_errors
+from harness.envside.checks import formatlib
+from harness.problems import answers
 from harness.problems import sets as problemsets
-from harness.problems.formats import bigcodebench, cibench, exeds
 from tests.conftest import ROOT, run_harness
+from tests.envside import benchmark_side
 
 SAMPLES = ROOT / "tests" / "data" / "formats"
 SETS = ("bigcodebench-sample", "exeds-sample", "cibench-sample")
+
+formatlib_bigcodebench = benchmark_side("bigcodebench.check")
+bigcodebench_driver = benchmark_side("bigcodebench.driver")
 
 
 def write_rows(path: Path, *rows: dict[str, Any]) -> Path:
@@ -51,12 +59,12 @@ def sample_rows(name: str) -> list[dict[str, Any]]:
     ],
 )
 def test_detect(name: str, expected: str) -> None:
-    assert formats.detect(sample_rows(name)[0]) == expected
+    assert registry.detect(sample_rows(name)[0]) == expected
 
 
 def test_ds1000_rows_stay_ds1000() -> None:
     row = {"reference_code": "x", "code_context": "def test_execution(s): pass", "metadata": {}}
-    assert formats.detect(row) == "ds1000"
+    assert registry.detect(row) == "ds1000"
 
 
 # -- BigCodeBench --------------------------------------------------------------------------
@@ -271,7 +279,7 @@ def drive(monkeypatch: pytest.MonkeyPatch) -> Any:
             "_HARNESS_TESTS": textwrap.dedent(tests),
             "_harness_error_part": formatlib.harness_error_part,
         }
-        exec(bigcodebench.DRIVER, namespace)
+        exec(bigcodebench_driver.program("harness.envside.benchmarks.bigcodebench"), namespace)
         report: list[dict[str, str]] = namespace["_harness_report"]  # type: ignore[assignment]
         return {part["name"]: part for part in report}
 
@@ -570,7 +578,7 @@ def test_an_exeds_test_item_as_published_is_refused_with_what_to_build(tmp_path:
         "output": {"ori": "df.a.sum()", "position": 5, "cell_type": "code"},
         "context_dist1": {"cell_type": "markdown", "str": "Sum a.", "token": ["Sum", "a"]},
     }
-    assert formats.detect(item) == "exeds"
+    assert registry.detect(item) == "exeds"
     path = write_rows(tmp_path / "exeds_test.jsonl", item)
     with pytest.raises(ProblemError) as caught:
         problemsets.load_problems([path])

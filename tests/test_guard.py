@@ -1,5 +1,5 @@
 """The guard's checker side: applying the report a solution's process sends, and where
-that process may be started (harness/envside/guard.py, harness/envside/resident.py).
+that process may be started (harness/envside/bridge/guard.py, harness/envside/bridge/resident.py).
 
 The processes themselves (the fork, the pid namespace, the sandbox) are exercised by
 tests/test_envside.py and tests/test_hostile.py; these are the parts that decide what the
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from harness.envside import crossing_errors, guard, resident
 from harness.envside.allowlist import Allowlist
+from harness.envside.bridge import crossing_errors, guard, resident
 from harness.envside.protocol import RUNS_SOLUTION
 
 ALLOWED = Allowlist.parse("builtins:complex call\n")

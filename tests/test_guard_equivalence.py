@@ -5,7 +5,7 @@ Matplotlib problems whose figures carry colorbars (Matplotlib 3.11 pickles them 
 private reconstructor), other figures, NumPy and pandas — run twice in one environment
 with the newest releases: as shipped (sandbox and guard) and with neither. Every
 execution must end with the same status both ways. The whole of DS-1000, in every combo
-of the embedded matrix, is in BENCHMARKS.md ("The guard changes no honest outcome").
+of the embedded matrix, is in docs/benchmarks/sandbox-and-guard.md ("The guard changes no honest outcome").
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import sandbox
+from harness.envside.isolation import sandbox
 from harness.execute import runner
 from tests import hostile_disk, hostile_escape
 from tests.conftest import ROOT, run_harness
@@ -122,7 +122,7 @@ def send_raw(data: bytes) -> str:
     process, so it can replace the encoder the guard uses there."""
     return (
         "import sys\n"
-        "_T = sys.modules['_harness_envside.transport']\n"
+        "_T = sys.modules['_harness_envside.bridge.transport']\n"
         "_encode = _T._dumps\n"
         "class _Raw:\n    pass\n"
         "result = _Raw()\n"
@@ -607,13 +607,13 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
         ),
         Attack(
             "report-header-lies-about-its-values",
-            "import sys\n_G = sys.modules['_harness_envside.wire']\n_frame = _G._frame\n"
+            "import sys\n_G = sys.modules['_harness_envside.bridge.wire']\n_frame = _G._frame\n"
             "_G._frame = lambda header, blobs: _frame(dict(header, values=header.get('values', []) + ['x'] * 5), blobs)\n"
             "result = a * 2",
         ),
         Attack(
             "report-replaces-the-checks-builtins",
-            "import sys\n_T = sys.modules['_harness_envside.transport']\n_outputs = _T.outputs\n"
+            "import sys\n_T = sys.modules['_harness_envside.bridge.transport']\n_outputs = _T.outputs\n"
             "def _swap(env, before):\n    header, blobs = _outputs(env, before)\n"
             "    values = header['values'] + ['__builtins__']\n"
             "    return dict(header, values=values), blobs + [_T._dumps({'AssertionError': None})]\n"
@@ -621,7 +621,7 @@ def attacks(paths: dict[str, str]) -> list[Attack]:
         ),
         Attack(
             "report-claims-result-unchanged",
-            "import sys\n_T = sys.modules['_harness_envside.transport']\n_outputs = _T.outputs\n"
+            "import sys\n_T = sys.modules['_harness_envside.bridge.transport']\n_outputs = _T.outputs\n"
             "def _lie(env, before):\n    header, blobs = _outputs(env, before)\n"
             "    return dict(header, values=[], unchanged=['result']), []\n"
             "_T.outputs = _lie\nresult = a * 3",

@@ -4,7 +4,7 @@ BigCodeBench's tests call the answer's function, GitChameleon's pytest files imp
 module, CIBench's sessions run its steps: before, each of these graded the answer in its
 own process, and an answer that neutered ``unittest`` or pytest, skipped its tests or
 exited early could forge a pass. Now the tests run in the check's process and the answer
-in its own (``harness/envside/crossing_*.py``); what crosses back is data. Each attack
+in its own (``harness/envside/bridge/crossing_*.py``); what crosses back is data. Each attack
 below is a model's answer to a task of its own whose reference runs beside it as a
 canary, through ``harness run`` in a real uv env, in both isolation modes. None may
 pass, change anything outside its sandbox, or outlive the run.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import sandbox
+from harness.envside.isolation import sandbox
 from tests import (
     hostile_disk,
     hostile_escape,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness.envside import sandbox
+from harness.envside.isolation import sandbox
 from tests.conftest import run_harness
 from tests.test_hostile import RAW_MEMORY
 

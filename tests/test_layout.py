@@ -3,7 +3,8 @@ host every import points one way, down the table of layers ARCHITECTURE.md shows
 
 The env side (``harness/envside/``) runs on every combo's interpreter, Python 3.8 to
 3.13, with nothing installed but the libraries under test: it must parse as Python 3.8
-and import only the standard library and its own modules. The host never imports it to
+and import only the standard library and its own modules. Its modules live in a few
+rooms (sub-packages by concern), and its imports too point one way, down :data:`ROOMS`. The host never imports it to
 run it (it starts its launcher with another interpreter); it imports only the modules
 that declare what crosses the boundary (:data:`SHARED`), which both sides use.
 """
@@ -11,6 +12,7 @@ that declare what crosses the boundary (:data:`SHARED`), which both sides use.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -19,8 +21,29 @@ import pytest
 from tests.conftest import ROOT
 
 ENVSIDE = ROOT / "harness" / "envside"
-HOST = [p for p in (ROOT / "harness").rglob("*.py") if ENVSIDE not in p.parents]
-ENV_FILES = sorted(ENVSIDE.glob("*.py"))
+# Each benchmark's own env-side modules live in its folder (``benchmarks/<name>/envside``)
+# and are imported as ``<envside>.benchmarks.<name>.<module>`` (harness/envside/benchmarks.py).
+BENCHMARK_SIDES = sorted((ROOT / "harness" / "benchmarks").glob("*/envside"))
+
+
+def _env_name_parts(path: Path) -> tuple[str, ...]:
+    """A file's place in the env-side package: ``bridge/guard.py`` → (bridge, guard);
+    ``benchmarks/cibench/envside/cells.py`` → (benchmarks, cibench, cells)."""
+    if ENVSIDE in path.parents:
+        return path.relative_to(ENVSIDE).with_suffix("").parts
+    name = path.parent.parent.name  # <name>/envside/<module>.py
+    return ("benchmarks", name, path.stem)
+
+
+ENV_FILES = sorted(
+    [*ENVSIDE.rglob("*.py"), *(p for side in BENCHMARK_SIDES for p in side.glob("*.py"))],
+    key=_env_name_parts,
+)
+HOST = [
+    p
+    for p in (ROOT / "harness").rglob("*.py")
+    if ENVSIDE not in p.parents and not any(side in p.parents for side in BENCHMARK_SIDES)
+]
 
 
 def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
@@ -34,28 +57,27 @@ def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
     return found
 
 
-def test_the_env_side_is_one_folder_of_modules() -> None:
-    assert {p.name for p in ENV_FILES} >= {
-        "__init__.py",
-        "__main__.py",
-        "entry.py",
-        "protocol.py",
-        "scheduler.py",
-        "execution.py",
-        "sandbox.py",
-        "guard.py",
-        "transport.py",
-        "formatlib.py",
+def _env_id(path: Path) -> str:
+    return "/".join(_env_name_parts(path)) + ".py"
+
+
+def test_the_env_side_is_a_few_rooms_of_modules() -> None:
+    top = {p.name for p in ENVSIDE.glob("*.py")}
+    assert top >= {"__init__.py", "__main__.py", "entry.py", "protocol.py", "allowlist.py"}
+    rooms = {p.parent.name for p in ENVSIDE.glob("*/*.py")} | {"benchmarks"}
+    assert rooms == {name for name, _ in ROOMS if name not in (DECLARATIONS, COMMANDS)}
+    assert not list(ENVSIDE.glob("*/*/*.py")), "a room is one folder of modules, no deeper"
+    assert {"scheduler.py", "execution.py", "sandbox.py", "guard.py", "transport.py"} <= {
+        p.name for p in ENVSIDE.glob("*/*.py")
     }
-    assert not list(ENVSIDE.glob("*/*.py")), "the env side is flat: one module per concept"
 
 
-@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ENV_FILES, ids=_env_id)
 def test_env_side_parses_as_python_38(path: Path) -> None:
     ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=(3, 8))
 
 
-@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ENV_FILES, ids=_env_id)
 def test_env_side_imports_only_the_standard_library(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     foreign = [
@@ -205,7 +227,7 @@ def _one_cycle(graph: dict[str, dict[str, int]], component: list[str]) -> str:
 
 def test_the_host_package_has_no_import_cycle() -> None:
     graph = _host_import_graph()
-    assert graph["harness.problems.formats.ds1000"], "the import graph was not built"
+    assert graph["harness.benchmarks.ds1000.load"], "the import graph was not built"
     cycles = _cycles(graph)
     assert cycles == [], "import cycles:\n" + "\n".join(_one_cycle(graph, c) for c in cycles)
 
@@ -218,7 +240,8 @@ LAYERS = (
     ("core", "values every stage shares: errors, problems, outcomes, findings, JSONL, TOML"),
     ("matrix", "matrix.toml: combos, axes, dated timelines, own envs, the package index"),
     ("envs", "environments: uv lock and sync, interpreters, the workspace"),
-    ("problems", "problem sets, formats, answers, downloads, runtime datasets"),
+    ("benchmarks", "one folder per benchmark behind one declaration, and their registry"),
+    ("problems", "problem sets, answers, downloads, runtime datasets: over every benchmark"),
     ("execute", "execution: options, the runner, admission, the run directory, progress"),
     ("analysis", "what outcomes mean: drift, causes, staleness, validity, vintage, summary"),
     ("labs", "what re-runs executions: bisection, reach, validation, repair"),
@@ -229,9 +252,17 @@ LAYERS = (
 _ORDER = {name: i for i, (name, _) in enumerate(LAYERS)}
 
 
+# A benchmark's folder holds the stages that are about it; a module there keeps the layer
+# of the stage it serves: its repaired-release writer runs the repair lab's codemods, so
+# it is held to the labs' imports (and its declaration names it, for the lab to load).
+BENCHMARK_LABS = ("release",)
+
+
 def layer_of(module: str) -> str:
     """``harness.analysis.drift`` → analysis; a top-level module (cli, options) is cli."""
     parts = module.split(".")
+    if parts[1:2] == ["benchmarks"] and parts[-1] in BENCHMARK_LABS:
+        return "labs"
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in _ORDER) else "cli"
 
 
@@ -255,6 +286,140 @@ def test_imports_point_down_the_layers() -> None:
         if _ORDER[layer_of(target)] > _ORDER[layer_of(module)]
     ]
     assert upward == [], "\n".join(upward)
+
+
+# -- a benchmark is a folder -------------------------------------------------------------
+
+BENCHMARKS = ROOT / "harness" / "benchmarks"
+FOLDERS = sorted(p.name for p in BENCHMARKS.iterdir() if (p / "__init__.py").is_file())
+
+
+def _folder_of(module: str) -> str | None:
+    parts = module.split(".")
+    return (
+        parts[2]
+        if parts[1:2] == ["benchmarks"] and len(parts) > 2 and parts[2] in FOLDERS
+        else None
+    )
+
+
+def test_every_benchmark_folder_declares_a_benchmark() -> None:
+    assert set(FOLDERS) >= {"ds1000", "ours", "bigcodebench", "gitchameleon", "cibench", "exeds"}
+    missing = [
+        f for f in FOLDERS if "BENCHMARK =" not in (BENCHMARKS / f / "__init__.py").read_text()
+    ]
+    assert missing == []
+
+
+def test_no_generic_module_imports_a_benchmarks_module() -> None:
+    graph = _host_import_graph()
+    found = {
+        (module, target)
+        for module, edges in graph.items()
+        for target in edges
+        if _folder_of(target) is not None and _folder_of(module) != _folder_of(target)
+    }
+    assert sorted(found) == [], "read the benchmark's declaration (registry) instead"
+
+
+# -- the rooms of the env side -----------------------------------------------------------
+
+# The env side's rooms, each importing only from the rooms before it (and from itself):
+# its top-level declarations first, its commands last. The same order is in
+# ARCHITECTURE.md and in harness/envside/__init__.py.
+DECLARATIONS, COMMANDS = "declarations", "commands"
+ROOMS = (
+    (DECLARATIONS, "what crosses the process boundary: protocol.py, allowlist.py"),
+    ("timing", "an execution's clock, and the opt-in marks of its phases"),
+    ("isolation", "namespaces, mounts, limits, the filesystem view, how the env side forks"),
+    ("bridge", "the solution in a process apart from its check, and what crosses"),
+    ("checks", "the generic checks every format's context uses"),
+    ("benchmarks", "each benchmark's own checks, from its folder (benchmarks.py maps them)"),
+    ("scheduling", "a batch into groups, zygotes, workers and executions"),
+    (COMMANDS, "the protocol's commands and the benchmarks' own modules, at the top"),
+)
+_ROOM_ORDER = {name: i for i, (name, _) in enumerate(ROOMS)}
+
+
+def room_of(module: str) -> str:
+    """``bridge.guard`` → bridge; ``protocol`` → declarations; ``entry`` → commands."""
+    if "." in module or module in _ROOM_ORDER:
+        return module.partition(".")[0]
+    return DECLARATIONS if module in ("protocol", "allowlist") else COMMANDS
+
+
+def _env_import_graph() -> dict[str, dict[str, int]]:
+    """Env-side module (``bridge.guard``; a room's ``__init__`` is the room) → {env-side
+    module it imports: line}, every import counted as on the host: at module level,
+    inside functions and under ``TYPE_CHECKING``."""
+    names = {}
+    for path in ENV_FILES:
+        parts = list(_env_name_parts(path))
+        names[path] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    known = set(names.values())
+    graph: dict[str, dict[str, int]] = {}
+    for path, name in names.items():
+        package = list(_env_name_parts(path)[:-1])
+        edges = graph.setdefault(name, {})
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue  # the env side imports its own modules relatively, and only so
+            assert node.level - 1 <= len(package), f"{name}: line {node.lineno} leaves envside"
+            anchor = package[: len(package) - node.level + 1]
+            base = ".".join([*anchor, *([node.module] if node.module else [])])
+            for alias in node.names:
+                target = f"{base}.{alias.name}" if base else alias.name
+                target = target if target in known else base
+                assert target in known, f"{name} (line {node.lineno}): no env-side module {target}"
+                if target != name:
+                    edges.setdefault(target, node.lineno)
+    return graph
+
+
+def test_the_env_side_has_no_import_cycle() -> None:
+    graph = _env_import_graph()
+    assert graph["bridge.guard"], "the import graph was not built"
+    cycles = _cycles(graph)
+    assert cycles == [], "import cycles:\n" + "\n".join(_one_cycle(graph, c) for c in cycles)
+
+
+def test_env_side_imports_point_down_the_rooms() -> None:
+    graph = _env_import_graph()
+    upward = [
+        f"{module} (line {line}) imports {target}: {room_of(module)} may not import from "
+        f"{room_of(target)}, a later room"
+        for module, edges in sorted(graph.items())
+        for target, line in sorted(edges.items())
+        if _ROOM_ORDER[room_of(target)] > _ROOM_ORDER[room_of(module)]
+    ]
+    assert upward == [], "\n".join(upward)
+
+
+def test_env_side_imports_are_relative_or_of_the_standard_library() -> None:
+    # an absolute import of the package would name it: ``_harness_envside`` at run time
+    named = [
+        f"{_env_id(path)}:{node.lineno}"
+        for path in ENV_FILES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and (node.module or "").split(".")[0] in ("harness", "_harness_envside")
+    ]
+    assert named == []
+
+
+@pytest.mark.parametrize("room", [name for name, _ in ROOMS[1:-1] if name != "benchmarks"])
+def test_a_room_says_what_it_is_for_and_names_its_modules(room: str) -> None:
+    init = ENVSIDE / room / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree) or ""
+    assert doc.splitlines() and doc.splitlines()[0].endswith("."), "a one-line purpose first"
+    assert imported_modules(tree) == [], "a room's __init__ describes it and loads nothing"
+    modules = sorted(p.stem for p in (ENVSIDE / room).glob("*.py") if p.stem != "__init__")
+    unnamed = [m for m in modules if not re.search(rf"^ *{m} ", doc, re.MULTILINE)]
+    assert unnamed == [], f"{room}/__init__.py does not list: {', '.join(unnamed)}"
+    top = ast.get_docstring(ast.parse((ENVSIDE / "__init__.py").read_text(encoding="utf-8")))
+    assert f"{room}/" in (top or ""), "harness/envside/__init__.py names every room"
 
 
 # -- ARCHITECTURE.md is true to the code ---------------------------------------------------
@@ -309,7 +474,7 @@ def test_the_architecture_names_every_module_in_its_layer() -> None:
 # machine's opcode loop (admission.py): one dispatch over the opcodes it admits, read top
 # to bottom like the table in pickletools, which splitting would only scatter.
 MEASURED = sorted((ROOT / "harness").rglob("*.py"))
-OPCODE_LOOP = ENVSIDE / "admission.py"
+OPCODE_LOOP = ENVSIDE / "bridge" / "admission.py"
 MAX_FUNCTION_LINES = 80  # from its def line to its last line
 MAX_MODULE_LINES = 600
 

@@ -1,4 +1,4 @@
-"""The opt-in timing of an execution's phases (``envside/phases.py``) and the guard's
+"""The opt-in timing of an execution's phases (``envside/timing/phases.py``) and the guard's
 solution process asked for as the execution starts (``Resident.prestart``).
 
 Nothing here times anything: it checks which marks each process leaves and in what order,
@@ -14,7 +14,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from harness.envside import phases, protocol
+from harness.envside import protocol
+from harness.envside.timing import phases
 from tests.envside import run_envside
 
 ADD_ONE = textwrap.dedent("""

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.benchmarks import registry
+from harness.benchmarks.ours.load import compact_context
 from harness.core.errors import ProblemError
 from harness.core.problem import imported_modules
-from harness.problems import formats
-from harness.problems.formats.ours import compact_context
 from harness.problems.sets import filter_problems, load_jsonl, load_problems
 from tests.conftest import DS1000_FILE, Writer, needs_ds1000
 
@@ -182,14 +182,14 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_jsonl_formats_in_detection_order() -> None:
-    assert [f.name for f in formats.FORMATS] == [
+    assert [f.name for f in registry.formats()] == [
         "bigcodebench",
         "exeds",
         "cibench",
         "gitchameleon",
         "ds1000",
     ]
-    assert formats.detect({"anything": 1}) == "ds1000"  # the fallback, which says what is missing
+    assert registry.detect({"anything": 1}) == "ds1000"  # the fallback, which says what is missing
 
 
 def test_a_row_of_no_known_shape_is_a_ds1000_row_missing_its_keys(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""How the env side forks and cleans up (harness/envside/processes.py), with real processes
+"""How the env side forks and cleans up (harness/envside/isolation/processes.py), with real processes
 and real files."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import processes
+from harness.envside.isolation import processes
 
 
 def test_a_working_directory_is_removed_however_deep_its_tree(tmp_path: Path) -> None:

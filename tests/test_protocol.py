@@ -15,16 +15,14 @@ from typing import Any
 
 import pytest
 
+from harness.benchmarks.bigcodebench import load as bigcodebench
+from harness.benchmarks.cibench import load as cibench
+from harness.benchmarks.exeds import load as exeds
+from harness.benchmarks.gitchameleon import load as gitchameleon
 from harness.core.results import Status
-from harness.envside import (
-    formatlib,
-    formatlib_bigcodebench,
-    formatlib_cibench,
-    formatlib_gitchameleon,
-    protocol,
-)
-from harness.problems.formats import bigcodebench, cibench, exeds, gitchameleon
-from tests.envside import run_envside
+from harness.envside import protocol
+from harness.envside.checks import formatlib
+from tests.envside import benchmark_side, run_envside
 
 CHECK_THREE = textwrap.dedent("""
     def test_execution(solution):
@@ -157,7 +155,12 @@ def test_the_helpers_the_templates_call_are_formatlibs() -> None:
     # formatlib and its per-format modules: a context imports their ``__all__``
     exported = {
         name: module
-        for module in (formatlib, formatlib_bigcodebench, formatlib_gitchameleon, formatlib_cibench)
+        for module in (
+            formatlib,
+            benchmark_side("bigcodebench.check"),
+            benchmark_side("gitchameleon.check"),
+            benchmark_side("cibench.check"),
+        )
         for name in module.__all__
     }
     for name in protocol.FORMAT_HELPERS.values():

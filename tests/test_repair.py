@@ -19,6 +19,7 @@ from harness.analysis import repairs as table
 from harness.analysis.staleness import load_catalogue
 from harness.app import plan as planning
 from harness.app.repair import repair
+from harness.benchmarks.bigcodebench.release import split_reference
 from harness.core.errors import RunFileError
 from harness.core.findings import Finding
 from harness.core.problem import MODEL_PREFIX, REFERENCE, Problem, Solution
@@ -27,7 +28,7 @@ from harness.envs.build import EnvInfo
 from harness.execute.progress import QuietReporter
 from harness.execute.rundir import RunDir
 from harness.labs.repair import verify
-from harness.labs.repair.outputs import diff_name, split_reference, write_dataset
+from harness.labs.repair.outputs import diff_name, write_dataset
 from harness.labs.repair.plan import BY_CATALOGUE, NEEDS_HUMAN, PROPOSED, Break, plan, propose
 from harness.problems import sets as problemsets
 from tests.conftest import ROOT

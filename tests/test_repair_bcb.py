@@ -11,12 +11,13 @@ import pytest
 
 from harness.analysis.repairs import Row
 from harness.analysis.staleness import load_catalogue
-from harness.labs.repair import apply, release
+from harness.benchmarks.bigcodebench import load as bigcodebench
+from harness.benchmarks.bigcodebench import release
+from harness.labs.repair import apply
 from harness.labs.repair.outputs import write_dataset
 from harness.labs.repair.plan import NEEDS_HUMAN, PROPOSED, Break, propose, weaker
 from harness.labs.repair.strength import loosened
 from harness.problems import sets as problemsets
-from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
     from pathlib import Path

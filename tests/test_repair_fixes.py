@@ -18,15 +18,15 @@ from harness.analysis.repairs import Row
 from harness.analysis.staleness import load_catalogue
 from harness.app import plan as planning
 from harness.app import run as app_run
+from harness.benchmarks.base import Fix, FixError
+from harness.benchmarks.bigcodebench import fixes, release
+from harness.benchmarks.bigcodebench import load as bigcodebench
 from harness.core.errors import ProblemError
 from harness.execute.progress import QuietReporter
 from harness.execute.rundir import RunRequest
-from harness.labs.repair import fixes, release
-from harness.labs.repair.fixes import Fix, FixError
 from harness.labs.repair.outputs import repair_record
 from harness.labs.repair.plan import BY_HAND, NEEDS_HUMAN, PROPOSED, Break, propose
 from harness.problems import sets as problemsets
-from harness.problems.formats import bigcodebench
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
@@ -363,7 +363,7 @@ def test_the_fixed_tasks_pass_where_the_published_ones_break(tmp_path: Path) -> 
 def test_the_tasks_left_as_they_are_each_say_why(tmp_path: Path) -> None:
     unfixed = fixes.load_unfixed()
     fixed = fixes.by_task(fixes.load())
-    # the 27 that needed a human, and 7 the whole release's run found (BENCHMARKS.md): 32 fixed, 2 left
+    # the 27 that needed a human, and 7 the whole release's run found (docs/benchmarks/drift-and-repairs.md): 32 fixed, 2 left
     assert len(unfixed) + len(fixed) == 34
     assert sorted(unfixed) == ["BigCodeBench/883", "BigCodeBench/894"]
     assert not set(unfixed) & set(fixed)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envside import cgroups, processes, refusal
+from harness.envside.isolation import cgroups, processes, refusal
 
 # -- emptying a worker's cgroup between executions ------------------------------------
 

@@ -9,7 +9,7 @@ import ast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.problems.sanitize import code_extract, sanitize
+from harness.benchmarks.bigcodebench.sanitize import code_extract, sanitize
 
 
 def upstream_code_extract(text: str) -> str:

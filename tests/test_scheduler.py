@@ -1,4 +1,4 @@
-"""The scheduler's groups (``envside/scheduler.py``): a zygote per library, run in turn, the
+"""The scheduler's groups (``envside/scheduling/scheduler.py``): a zygote per library, run in turn, the
 next one beginning beside the last executions of the one before when the pool may run
 more workers than ``-j`` (``max_jobs``), and only after it with a fixed ``-j``.
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.envside import protocol
 from harness.envside.protocol import Record
-from harness.envside.supervisor import Supervisor
+from harness.envside.scheduling.supervisor import Supervisor
 from tests.envside import run_envside
 
 # A trusted check that SIGKILLs every other process it may (the spare made for the next

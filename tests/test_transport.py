@@ -1,5 +1,5 @@
 """The checker's side of the value transport: default-deny admission of pickles
-(harness/envside/admission.py).
+(harness/envside/bridge/admission.py).
 
 These run under the host's interpreter with standard-library values; the pickles of the
 refusal tests are written opcode by opcode, as a hostile solution can (it controls every
@@ -26,9 +26,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.envside import admission
-from harness.envside.admission import Admission, RefusedError, UnreadableError, Usage
 from harness.envside.allowlist import Allowlist, shipped_allowlist
+from harness.envside.bridge import admission
+from harness.envside.bridge.admission import Admission, RefusedError, UnreadableError, Usage
 
 PLAIN = [
     0,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.analysis.agreement import Agreement, compare
+from harness.benchmarks.bigcodebench import verdicts as bigcodebench_verdicts
 from harness.core.errors import ProblemError
 from harness.core.problem import Problem
 from harness.core.results import Outcome, Status
@@ -53,7 +54,7 @@ def test_the_verdict_file_is_found_beside_the_answers_by_upstreams_name(tmp_path
 
 
 def test_bigcodebench_eval_results() -> None:
-    found = verdicts._bigcodebench(BCB, "r.json")
+    found = bigcodebench_verdicts._bigcodebench(BCB, "r.json")
     assert [(v.problem, v.passed, v.status) for v in found.values()] == [
         ("BigCodeBench/0", True, "pass"),
         ("BigCodeBench/1", False, "fail"),
@@ -94,7 +95,7 @@ def test_our_verdicts_beside_upstreams() -> None:
         )
         for i in range(5)
     ]
-    found = verdicts._bigcodebench(BCB, "r.json")
+    found = bigcodebench_verdicts._bigcodebench(BCB, "r.json")
     outcomes = [
         outcome("bigcodebench/BigCodeBench/0", Status.PASS),
         outcome("bigcodebench/BigCodeBench/0", Status.FAIL, combo="latest"),  # not the baseline

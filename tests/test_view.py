@@ -1,4 +1,4 @@
-"""What an execution sees: a root built from what it may see (harness/envside/view.py).
+"""What an execution sees: a root built from what it may see (harness/envside/isolation/view.py).
 
 The pure parts (what is allowed, what is covered) and, in a real process that enters the
 sandbox, the view itself: a dataset planted under a home folder and under a cache outside
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from harness.envside import sandbox, view
+from harness.envside.isolation import sandbox, view
 
 
 def test_cover_covers_outer_directories_only(tmp_path: Path) -> None:
@@ -67,6 +67,9 @@ def test_allowed_is_the_interpreter_the_env_side_and_the_data(
     assert os.path.realpath(view.HERE) in binds or any(
         os.path.realpath(view.HERE).startswith(b + "/") for b in binds
     )
+    # the benchmarks' own env-side folders, each alone (not their benchmark's folder)
+    assert view.BENCHMARK_SIDES
+    assert all(os.path.realpath(side) in binds for side in view.BENCHMARK_SIDES)
     assert str(data.resolve()) in binds
     # /tmp named as a data folder would bring the machine's whole /tmp; a missing one nothing
     assert "/tmp" not in binds
@@ -75,6 +78,7 @@ def test_allowed_is_the_interpreter_the_env_side_and_the_data(
     assert all(
         b.startswith((os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)))
         or b in (os.path.realpath(view.HERE), str(data.resolve()))
+        or b in map(os.path.realpath, view.BENCHMARK_SIDES)
         for b in binds
     )
 
@@ -156,6 +160,9 @@ def test_a_dataset_anywhere_else_on_disk_is_not_there(
         found["/"] = sorted(p.name for p in Path("/").iterdir())
         found["/var"] = Path("/var").exists()
         found["project"] = (Path(view.HERE).parents[1] / "problems").exists()
+        bigcodebench = Path(view.HERE).parent / "benchmarks" / "bigcodebench"
+        found["its check"] = (bigcodebench / "envside" / "check.py").exists()
+        found["its host side"] = (bigcodebench / "load.py").exists()
         return found
 
     found = inside(workdir, look)
@@ -165,6 +172,8 @@ def test_a_dataset_anywhere_else_on_disk_is_not_there(
             assert found[f"{name}:{candidate}"] in ("FileNotFoundError", "PermissionError")
     assert found["/var"] is False  # not even the folder the plants are in
     assert found["project"] is False  # the env side's folder alone, not the project
+    assert found["its check"] is True  # a benchmark's env-side folder, and only that
+    assert found["its host side"] is False
     assert set(found["/"]) <= {*view.SYSTEM, "dev", "proc", "sys", "tmp", *_tops()}
 
 

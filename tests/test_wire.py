@@ -1,4 +1,4 @@
-"""The messages between the checker and a solution's process (harness/envside/wire.py):
+"""The messages between the checker and a solution's process (harness/envside/bridge/wire.py):
 the reports it sends back, read as a hostile solution could write them, and the requests
 the checker sends it; and the JSON lines a worker and a zygote write for the scheduler.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.envside import wire
+from harness.envside.bridge import wire
 
 
 def read(data: bytes) -> tuple[dict[str, Any], list[bytes]] | None:

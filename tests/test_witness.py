@@ -1,6 +1,6 @@
 """A test passes only when the check saw its own code run to its end
-(harness/envside/witness.py), as BigCodeBench's runner (formatlib_bigcodebench) and
-GitChameleon's pytest plugin (formatlib_gitchameleon) count parts.
+(harness/envside/checks/witness.py), as BigCodeBench's runner (benchmarks/bigcodebench/envside/check) and
+GitChameleon's pytest plugin (benchmarks/gitchameleon/envside/check) count parts.
 
 The tests below cut a test short with exceptions the frameworks swallow, raised by the
 test itself (as an answer's once could, rebuilt in the check): such a test is an error,
@@ -23,9 +23,12 @@ from typing import Any
 
 import pytest
 
-from harness.envside import formatlib_bigcodebench, formatlib_gitchameleon
-from harness.envside.witness import Witness
+from harness.envside.checks.witness import Witness
 from tests.conftest import ROOT
+from tests.envside import benchmark_side
+
+formatlib_bigcodebench = benchmark_side("bigcodebench.check")
+formatlib_gitchameleon = benchmark_side("gitchameleon.check")
 
 NOT_SEEN = "the check never saw the test's code end"
 
@@ -217,7 +220,7 @@ def test_a_pytest_test_never_reported_stays_an_error() -> None:
 
 GITCHAMELEON = """
 import json, sys
-from harness.envside import formatlib_gitchameleon
+from harness.envside.benchmarks.gitchameleon import check as formatlib_gitchameleon
 
 given = json.loads(sys.stdin.read())
 parts = formatlib_gitchameleon._graded_by_pytest(

@@ -1,4 +1,4 @@
-"""What a zygote does before it forks (harness/envside/zygote.py), under the host's Python."""
+"""What a zygote does before it forks (harness/envside/scheduling/zygote.py), under the host's Python."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import types
 
 import pytest
 
-from harness.envside import protocol, zygote
+from harness.envside import protocol
+from harness.envside.scheduling import zygote
 
 
 def test_pyplot_backend_is_started_once_before_forking(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,7 @@ class Cause(str, enum.Enum):
     # a library's data files that are downloaded ahead (NLTK's corpora, TextBlob's) are
     # not on this machine: never drift
     NEEDS_DATA = "needs-data"
-    # the checker would not admit a value the solution sent back (harness/envside/admission.py)
+    # the checker would not admit a value the solution sent back (harness/envside/bridge/admission.py)
     GUARD_REFUSED = "guard-refused"
     TIMEOUT = "timeout"
     CRASH = "crash"
@@ -82,7 +82,7 @@ _MISSING = re.compile(
 )
 _MULTIPLE = re.compile(r"([\w.]+)\(\) got multiple values for argument '(\w+)'")
 _SITE = re.compile(r"site-packages/([A-Za-z_][\w]*)/")
-# What BigCodeBench's driver (harness/problems/formats/bigcodebench.py) adds to a message, from
+# What BigCodeBench's driver (harness/benchmarks/bigcodebench/load.py) adds to a message, from
 # what it saw where the exception was raised: the class a task's own class inherits
 # (where the missing attribute was looked for), and a program the machine lacks.
 _DERIVES = re.compile(r"\[harness: (\w+) derives from ([\w.]+)\]")

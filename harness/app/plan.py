@@ -44,7 +44,7 @@ def nightly_request(request: RunRequest, night: NightlySpec, base: Path) -> RunR
     answers directory's files and whether idioms run."""
 
     def located(location: str) -> str:
-        if location in downloads.NAMED or downloads.is_url(location):
+        if downloads.named(location) is not None or downloads.is_url(location):
             return location
         path = Path(location)
         return location if path.is_absolute() or base == Path() else str(base / path)

@@ -1,6 +1,6 @@
 """A problem, the solutions run against it, and the names of their sources.
 
-Pure data: every format (``harness.problems.formats``) builds ``Problem`` values and everything
+Pure data: every benchmark (``harness.benchmarks``) builds ``Problem`` values and everything
 downstream reads them, so this module imports nothing else of the harness.
 
 Every problem ends in a DS-1000 style ``code_context`` that defines

@@ -6,24 +6,22 @@ combo's Python (3.8 to 3.13), which loads these modules under the private name
 can shadow them. Every module here uses the standard library only and imports
 nothing from the host side (``tests/test_layout.py`` checks both).
 
-    __main__   bootstrap: load this package, hand over to ``entry``
-    entry      the protocol's commands: run, floor, probe, exec
+Its modules live in rooms by concern, each a sub-package whose ``__init__`` lists its
+modules. Imports point one way, down this list (``tests/test_layout.py``, ``ROOMS``):
+
     protocol   what crosses the process boundary, declared once: the batch file, the
                outcome and done lines, the statuses, the formats' helper names
-    scheduler  a batch into library groups, a zygote per group, what the run did
-    pool       the workers that run a group's executions, one at a time each
-    supervisor one execution's process: forked or fresh, watched, timed, its outcome
-    processes  how the env side forks (children die with us, hold nothing of ours)
-    execution  one program in one process: warnings, the verdict, the report
-    sandbox    namespaces, read-only mounts, cgroups, resource limits
-    guard      untrusted solutions run in a child apart from their checks
-    resident   that child: started, asked and ended by the checker
-    wire       the messages between the checker and that child
-    callstate  what the checker keeps of its calls across the boundary
-    transport  the values the child sends back, pickled one by one
-    admission  how the checker admits them: default-deny, only from an allowlist
-    allowlist  what it may admit (the one parser of allowlist.txt, shared with the host)
-    formatlib  helpers the generated contexts of the formats import
-    floor      the no-isolation compute floor (benchmarks only)
+    allowlist  what admission may admit (the one parser of allowlist.txt, shared
+               with the host)
+    timing/      an execution's clock, and the opt-in marks of its phases
+    isolation/   namespaces, mounts, limits, the filesystem view, how the env side forks
+    bridge/      an untrusted solution in a process apart from its check: the guard, the
+                 solution's process, the wire, transport and admission, the calls across
+    checks/      the generic checks every format's context uses (formatlib, witness)
+    benchmarks   each benchmark's own checks, from its folder
+                 (``harness/benchmarks/<name>/envside/``), as ``benchmarks.<name>``
+    scheduling/  a batch into library groups, zygotes, workers, one execution's process
+    __main__   bootstrap: load this package, hand over to ``entry``
+    entry      the protocol's commands: run, floor, probe, capture, exec
     probe      what an environment imports, and how fast
 """

@@ -3,7 +3,8 @@
     __main__.py run BATCH.json     run a batch; one JSON line per finished execution
     __main__.py floor BATCH.json   the same programs without isolation (benchmarks)
     __main__.py probe MODULE...    what the environment imports (one JSON line)
-    __main__.py capture SESSIONS.json  CIBench references' outputs, one JSON line each
+    __main__.py capture BENCHMARK SESSIONS.json  a benchmark's references run once, their
+                                   outputs one JSON line each (CIBench's expected outputs)
     __main__.py exec FD PARENT     one execution in a fresh interpreter (internal)
     __main__.py solution FD CONFIG an untrusted solution's process, for the guard (internal)
 
@@ -12,16 +13,15 @@ Standard output belongs to the protocol; anything else printed goes to stderr.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
 from typing import TextIO
 
-from . import sandbox
-from .execution import fresh_child_main
-from .floor import floor
+from .isolation import sandbox
+from .isolation.processes import child_environment, in_child_environment
 from .probe import probe_modules
-from .processes import child_environment, in_child_environment
 from .protocol import (
     LAUNCHER,
     PROTOCOL,
@@ -32,7 +32,9 @@ from .protocol import (
     outcome_line,
     read_batch,
 )
-from .scheduler import Scheduler
+from .scheduling.execution import fresh_child_main
+from .scheduling.floor import floor
+from .scheduling.scheduler import Scheduler
 
 
 def main(argv: list[str]) -> int:
@@ -41,12 +43,12 @@ def main(argv: list[str]) -> int:
         fresh_child_main(int(argv[2]), int(argv[3]))
         return 0
     if command == "solution":
-        from . import solution  # only the guard starts it: not loaded by the others
+        from .bridge import solution  # only the guard starts it: not loaded by the others
 
         solution.main(int(argv[2]), json.loads(argv[3]))
         return 0
     if command == "template":
-        from . import placer
+        from .scheduling import placer
 
         placer.template_main(int(argv[2]), json.loads(argv[3]))
         return 0
@@ -62,9 +64,9 @@ def main(argv: list[str]) -> int:
     if command in ("run", "floor"):
         return run(command, argv[2], protocol)
     if command == "capture":
-        from .capture import capture  # only the derivation of expected outputs runs it
-
-        return capture(argv[2], protocol)
+        # only the derivation of expected outputs runs it: the benchmark's own module
+        module = importlib.import_module(f"{__package__}.benchmarks.{argv[2]}.capture")
+        return int(module.capture(argv[3], protocol))
     if command == "probe":
         protocol.write(json.dumps(probe_modules(argv[2:])) + "\n")
         return 0

@@ -8,7 +8,7 @@ import platform
 import time
 import warnings
 
-from .execution import tracked
+from .bridge.recorder import tracked
 from .protocol import MAX_MESSAGE, MAX_WARNINGS, Json, qualified
 
 

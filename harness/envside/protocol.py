@@ -43,7 +43,7 @@ LAUNCHER = os.path.join(HERE, "__main__.py")
 RUNS_SOLUTION = "# harness: runs the solution\n"
 
 # The names formatlib gives every generated context (``from …formatlib import *``), as
-# the host's templates (``problems/formats``) call them: ``{unittest}(solution, …)``.
+# the host's templates (``harness/benchmarks/*/load.py``) call them: ``{unittest}(solution, …)``.
 FORMAT_HELPERS: Mapping[str, str] = types.MappingProxyType(
     {
         "unittest": "harness_unittest",  # BigCodeBench's unittest suites

@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.benchmarks import registry
 from harness.core.problem import MODEL_PREFIX, REFERENCE, Solution
 from harness.core.results import Status
 from harness.envs.build import ENVSIDE
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from harness.core.problem import Problem
     from harness.core.results import Outcome
     from harness.envs.build import EnvInfo
     from harness.execute.runner import RunOptions
@@ -86,9 +88,12 @@ def key(execution: Execution) -> str:
 
 
 def _env_side() -> str:
-    """A digest of the env side's code: what a recording sends and records."""
+    """A digest of the env side's code, the benchmarks' own env-side modules with it:
+    what a recording sends and records."""
     digest = hashlib.sha256()
-    for path in sorted(ENVSIDE.parent.glob("*.py")):
+    harness = ENVSIDE.parents[1]
+    files = [*ENVSIDE.parent.rglob("*.py"), *(harness / "benchmarks").glob("*/envside/*.py")]
+    for path in sorted(files, key=lambda p: p.relative_to(harness).as_posix()):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -165,9 +170,12 @@ def measure(
     )
 
 
-# The formats whose tests call what the answer defined: graded across the boundary by
-# calls (harness/envside/crossing_*.py), with an in-process fallback.
-CALLING = ("bigcodebench", "gitchameleon", "cibench")
+def _calls_answer(problem: Problem) -> bool:
+    """Whether the problem's tests call what the answer defined (its benchmark says):
+    graded across the boundary by calls (harness/envside/bridge/crossing_*.py), with an
+    in-process fallback."""
+    benchmark = registry.of(problem)
+    return benchmark is not None and benchmark.calls_answer
 
 
 def _record(
@@ -185,7 +193,7 @@ def _record(
         Execution(e.problem, Solution(e.problem.id, REFERENCE, e.problem.reference_code))
         for e in answered
     ]
-    calling = [e for e in references if e.problem.metadata.get("format") in CALLING]
+    calling = [e for e in references if _calls_answer(e.problem)]
     if reporter is not None:
         reporter.log(
             f"{info.combo}: recording what {len(references)} references' values use, "

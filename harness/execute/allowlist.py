@@ -37,7 +37,7 @@ PERMISSIONS = ("call", "build", "raise")  # those a line names; every line may b
 HEADER = """\
 # The guard's allowlist: what a value a model's solution sends back to its check may
 # name, and what its pickle may do with each name. Everything else is refused
-# (harness/envside/admission.py; RELIABILITY.md, "The guard").
+# (harness/envside/bridge/admission.py; RELIABILITY.md, "The guard").
 #
 # Measured, not guessed: `harness guard allowlist RUN_DIR` folds runs made with
 # `harness run --guard-record` into this file. Review every change to it.

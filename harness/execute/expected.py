@@ -1,9 +1,9 @@
-"""Expected outputs derived where the published ones are missing (CIBench's Markdown
-experiments, whose executed notebooks are not in the public copy): each session's
-references run once in the baseline combo, their outputs (text, and figures as PNG) kept
-as the expected ones.
+"""Expected outputs derived where a benchmark does not publish them (CIBench's Markdown
+experiments, whose executed notebooks are not in the public copy; ``Benchmark.derives``):
+each session's references run once in the baseline combo, their outputs (text, and
+figures as PNG) kept as the expected ones.
 
-Runs go through the env side's ``capture`` command (``envside/capture.py``: one forked,
+Runs go through the env side's ``capture`` command (the benchmark's ``envside/capture.py``: one forked,
 sandboxed, seeded child per session). Results are cached by content: the digest of the
 session's references and data files' names and of the baseline env's lock, in
 ``<cache>/cibench-expected/``, outside the repository; a second run reads them back. A
@@ -23,20 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.benchmarks import registry
+from harness.benchmarks.base import DERIVED
 from harness.envs.build import ENVSIDE, EnvInfo
 from harness.problems import downloads, runtime_data
-from harness.problems.formats import cibench_published
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from harness.benchmarks.base import DerivedOutputs
     from harness.core.problem import Problem
     from harness.envs.build import EnvBuilder
     from harness.execute.progress import Reporter
     from harness.execute.rundir import RunDir
     from harness.matrix.spec import Combo, MatrixSpec
 
-DERIVED = "derived, not published"
 CAPTURE_TIMEOUT = 300.0
 
 
@@ -63,43 +64,52 @@ def cache_root() -> Path:
     return downloads.cache_dir().parent / "cibench-expected"
 
 
+def _derives(problem: Problem) -> DerivedOutputs | None:
+    benchmark = registry.of(problem)
+    return benchmark.derives if benchmark is not None else None
+
+
 def needs_derivation(problem: Problem) -> bool:
-    meta = problem.metadata
-    return (
-        meta.get("format") == "cibench"
-        and "cibench" in meta
-        and meta.get("expected") == DERIVED
-        and not meta.get("unavailable")
-    )
+    derives = _derives(problem)
+    return derives is not None and derives.needs(problem)
+
+
+def _unavailable(problem: Problem, reason: str) -> Problem:
+    derives = _derives(problem)
+    assert derives is not None  # only asked of a problem that needs derivation
+    return derives.unavailable(problem, reason)
 
 
 def session_key(problem: Problem, lock_hash: str) -> str:
     """The cache key of a session's outputs: what its references are and read, and the
     environment they ran in."""
-    saved = problem.metadata["cibench"]
-    content = {
-        "references": [step["reference"] for step in saved["spec"]],
-        "data": [relative for relative, _ in saved["data"]],
-        "staged": [Path(staged).parent.name for _, staged in saved["data"]],
-        "env": lock_hash,
-    }
+    derives = _derives(problem)
+    assert derives is not None
+    content = {**derives.content(problem), "env": lock_hash}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _capture(info: EnvInfo, sessions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The env side's ``capture`` over ``sessions``: each session's result by its key."""
+def _staged() -> dict[str, str]:
+    return {k: v for b in registry.benchmarks() for k, v in b.environment().items()}
+
+
+def _capture(
+    info: EnvInfo, benchmark: str, sessions: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The env side's ``capture`` of ``benchmark`` over ``sessions``: each session's
+    result by its key."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(sessions, fh)
         path = Path(fh.name)
     try:
         limit = CAPTURE_TIMEOUT * len(sessions) + 60
         done = subprocess.run(
-            [str(info.python_exe), "-s", str(ENVSIDE), "capture", str(path)],
+            [str(info.python_exe), "-s", str(ENVSIDE), "capture", benchmark, str(path)],
             capture_output=True,
             text=True,
             timeout=limit,
             # the runtime datasets' caches, as a run's executions see them
-            env={**os.environ, **runtime_data.environment(), **cibench_published.environment()},
+            env={**os.environ, **runtime_data.environment(), **_staged()},
             check=False,
         )
     finally:
@@ -119,19 +129,22 @@ def derive(problems: Sequence[Problem], info: EnvInfo, cache: Path | None = None
     """``problems`` with expected outputs derived in ``info``'s env where they need them."""
     root = cache or cache_root()
     tasks: dict[str, str] = {}  # task → its cache key
-    todo: list[dict[str, Any]] = []
+    todo: dict[str, list[dict[str, Any]]] = {}  # benchmark → the sessions to capture
     for problem in problems:
         task = str(problem.metadata.get("task", problem.id))
         if not needs_derivation(problem) or task in tasks:
             continue
         key = tasks[task] = session_key(problem, info.lock_hash)
         if not (root / f"{key}.json").is_file():
-            saved = problem.metadata["cibench"]
-            todo.append({"key": key, "spec": saved["spec"], "data": saved["data"]})
-    cached = len(tasks) - len(todo)
-    if todo:
+            benchmark = registry.of(problem)
+            assert benchmark is not None
+            assert benchmark.derives is not None
+            session = {"key": key, **benchmark.derives.session(problem)}
+            todo.setdefault(benchmark.name, []).append(session)
+    cached = len(tasks) - sum(len(sessions) for sessions in todo.values())
+    for name, sessions in todo.items():
         root.mkdir(parents=True, exist_ok=True)
-        for key, got in _capture(info, todo).items():
+        for key, got in _capture(info, name, sessions).items():
             (root / f"{key}.json").write_text(json.dumps(got))
     results = {k: json.loads((root / f"{k}.json").read_text()) for k in set(tasks.values())}
     out: list[Problem] = []
@@ -141,10 +154,12 @@ def derive(problems: Sequence[Problem], info: EnvInfo, cache: Path | None = None
         if result is None:
             out.append(problem)
         elif "outputs" in result:
-            out.append(cibench_published.with_expected(problem, result["outputs"], DERIVED))
+            derives = _derives(problem)
+            assert derives is not None
+            out.append(derives.filled(problem, result["outputs"], DERIVED))
         else:
             reason = f"its reference does not run in the baseline: {result.get('error', '')}"
-            out.append(cibench_published.unavailable(problem, reason))
+            out.append(_unavailable(problem, reason))
     derived = tuple(t for t, k in tasks.items() if "outputs" in results[k])
     skipped = tuple(
         (t, str(results[k].get("error", "")))
@@ -172,9 +187,7 @@ def for_run(
     info, _ = builder.build(baseline)
     if not info.ok:
         reason = f"no expected outputs: the baseline env {baseline.id} failed ({info.error})"
-        chosen = [
-            cibench_published.unavailable(p, reason) if needs_derivation(p) else p for p in problems
-        ]
+        chosen = [_unavailable(p, reason) if needs_derivation(p) else p for p in problems]
         run_dir.expected().write_text(json.dumps({"expected": DERIVED, "error": reason}) + "\n")
         return chosen
     derivation = derive(problems, info)

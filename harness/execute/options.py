@@ -18,11 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.benchmarks import registry
 from harness.core.errors import UsageError
 from harness.core.text import split
 from harness.execute.runner import DEFAULT_MEMORY_MB, RunOptions
 from harness.problems import runtime_data
-from harness.problems.formats import cibench_published
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -36,7 +36,8 @@ def hidden(*paths: Path | str) -> tuple[str, ...]:
 
 
 def _data_environment() -> tuple[tuple[str, str], ...]:
-    staged = cibench_published.environment()  # CIBench's data files, read by its sessions
+    # what each benchmark's executions read (CIBench's data files, staged in the cache)
+    staged = {k: v for b in registry.benchmarks() for k, v in b.environment().items()}
     return tuple(sorted({**runtime_data.environment(), **staged}.items()))
 
 

@@ -42,7 +42,7 @@ class Sink(Protocol):
 
 # The most executions at once, as a multiple of -j, while cores sit idle: three times kept
 # the whole BigCodeBench pinned combo within 0.57 of a fixed -j's wall time, twice only
-# within 0.70, with identical statuses (BENCHMARKS.md, benchmarks/cores.py)
+# within 0.70, with identical statuses (docs/benchmarks/speed.md, "Busy cores"; benchmarks/cores.py)
 BURST = 3
 
 
@@ -52,7 +52,7 @@ class RunOptions:
     each is), and the host's own (``repeat``, ``env``, admission)."""
 
     jobs: int = os.cpu_count() or 1  # the batch's default is one
-    # executions at once while cores sit idle (envside/cores.py); None: ``BURST`` × ``jobs``
+    # executions at once while cores sit idle (envside/scheduling/cores.py); None: ``BURST`` × ``jobs``
     burst_jobs: int | None = None
     timeout: float = _BATCH.timeout  # default per execution; a problem's own timeout wins
     memory_mb: int | None = DEFAULT_MEMORY_MB  # the batch's default is no cap

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from harness.core.jsonl import line_error, read_rows
 from harness.core.problem import IDIOM_PREFIX, MODEL_PREFIX, REFERENCE, Problem, Solution
+from harness.benchmarks import registry
 from harness.problems import downloads, shapes
-from harness.problems.formats import cibench
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
 _SUFFIXES = ("-answers", "_answers", ".answers")
 
-
-postprocess = shapes.ds1000_postprocess  # the name the tests and benchmarks use
 
 
 def model_name(path: Path) -> str:
@@ -139,10 +137,12 @@ class _Matcher:
         for p in problems:
             self.by_native.setdefault(p.native_id, []).append(p)
         self.matched = 0  # the answers that named a problem of the sets
+        # problems an answer to another answers too (CIBench's oracle session, its task's)
         self.oracles: dict[str, list[Problem]] = {}
         for p in problems:
-            if p.metadata.get("format") == "cibench" and p.metadata.get("oracle"):
-                task = p.id.removesuffix(cibench.ORACLE_SUFFIX)
+            benchmark = registry.of(p)
+            task = benchmark.aliases(p) if benchmark is not None else None
+            if task is not None:
                 self.oracles.setdefault(task, []).append(p)
 
     def __call__(self, key: str, shown: str, number: int) -> Problem | None:

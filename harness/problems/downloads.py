@@ -1,8 +1,8 @@
 """Problem and answer files named by URL or by benchmark: downloaded once into a cache,
 then read like paths.
 
-``--problems ds1000`` (or ``bigcodebench``, …) names a published benchmark: ``NAMED_SETS``
-pins where each one is published and the sha256 of its bytes. A download goes to a
+``--problems ds1000`` (or ``bigcodebench``, …) names a published benchmark: its
+declaration (``Benchmark.named``) pins where it is published and the sha256 of its bytes. A download goes to a
 temporary file in the cache, is checked against its pin and only then renamed into
 place, so the cache never holds a file that failed its check. A set whose checksum is
 not known yet (``sha256=None``) is downloaded, kept and reported as unverified, with the
@@ -33,113 +33,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.benchmarks import registry
+from harness.benchmarks.base import NamedSet
+from harness.core.cache import CHUNK, cache_dir, sha256_of
 from harness.core.errors import ProblemError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-CHUNK = 1 << 16
+
+__all__ = ["NamedSet", "cache_dir", "extract", "is_url", "named", "resolve", "sha256_of"]
 
 
-@dataclass(frozen=True)
-class NamedSet:
-    """A published benchmark that ``--problems NAME`` stands for."""
-
-    name: str
-    url: str  # where its maintainers publish it
-    sha256: str | None  # of the published bytes; None: not known yet (kept unverified)
-    format: str  # the format its rows are in (harness.problems.formats), or the shape it ships in
-    licence: str
-    homepage: str
-    refused: str = ""  # why the published file cannot be read here: the set is listed only
-
-
-DS1000_COMMIT = "b39aab71da6d23ef8d3cac59a7c5f834516ab334"
-DS1000_URL = (
-    f"https://raw.githubusercontent.com/xlang-ai/DS-1000/{DS1000_COMMIT}/data/ds1000.jsonl.gz"
-)
-BIGCODEBENCH_RELEASE = (
-    "https://github.com/bigcode-project/bigcodebench-annotation/releases/download/v0.1.5"
-)
-GITCHAMELEON_COMMIT = "630daf9d8b64b2884fe2d0aa165c8a612932885e"
-GITCHAMELEON_REPOSITORY = "https://github.com/mrcabbage972/GitChameleonBenchmark"
-
-NAMED_SETS = (
-    NamedSet(
-        name="ds1000",
-        url=DS1000_URL,
-        # 418,089 bytes; the same digest is listed by other projects for this commit
-        sha256="e8c6daa9d7223976bce0296644f3933f78d7f47830669ff05cd61da62c6ba9b3",
-        format="ds1000",
-        licence="CC BY-SA 4.0",
-        homepage="https://github.com/xlang-ai/DS-1000",
-    ),
-    NamedSet(
-        # The release asset bigcodebench's own loader falls back to
-        # (bigcodebench/data/utils.py, get_dataset_metadata); its bytes could not be
-        # fetched to pin them, and the copy in ../shared/data was rebuilt, not downloaded.
-        name="bigcodebench",
-        url=f"{BIGCODEBENCH_RELEASE}/BigCodeBench.jsonl.gz",
-        sha256=None,
-        format="bigcodebench",
-        licence="Apache-2.0",
-        homepage="https://github.com/bigcode-project/bigcodebench",
-    ),
-    NamedSet(
-        name="bigcodebench-hard",
-        url=f"{BIGCODEBENCH_RELEASE}/BigCodeBench-Hard.jsonl.gz",
-        sha256=None,
-        format="bigcodebench",
-        licence="Apache-2.0",
-        homepage="https://huggingface.co/datasets/bigcode/bigcodebench-hard",
-    ),
-    NamedSet(
-        # GitHub's archive of the whole repository at the commit the copy in
-        # ../shared/data was taken from (its dataset/ folder, by ``git archive``): GitHub
-        # makes no archive of one folder, and the loader finds dataset/ inside. Not
-        # fetched from here, so not pinned; GitHub's archives are generated, and their
-        # bytes are not promised to stay the same anyway.
-        name="gitchameleon",
-        url=f"{GITCHAMELEON_REPOSITORY}/archive/{GITCHAMELEON_COMMIT}.tar.gz",
-        sha256=None,
-        format="gitchameleon",
-        licence="Apache-2.0",
-        homepage=GITCHAMELEON_REPOSITORY,
-    ),
-    NamedSet(
-        name="exeds",
-        url="https://drive.google.com/drive/folders/1gX07Uxawj5ch7mvlFKxlDTzAsopZPIxn",
-        sha256=None,
-        format="exeds-notebooks",
-        licence="MIT (code); notebooks from JuICe",
-        homepage="https://github.com/Jun-jie-Huang/ExeDS",
-        refused=(
-            "published as a Google Drive folder (exeds_test.json, answers.csv and the "
-            "notebooks with their data), not one file; build ExeDS JSONL rows "
-            "(problem_id, cells, reference, expected_output) and pass that file by path"
-        ),
-    ),
-    NamedSet(
-        name="cibench",
-        url="https://github.com/open-compass/opencompass/releases/download/0.2.4.rc1/cibench_dataset.zip",
-        sha256=None,
-        format="cibench-notebooks",
-        licence="Apache-2.0",
-        homepage="https://github.com/open-compass/CIBench",
-        refused=(
-            "get the official cibench_dataset.zip (executed notebooks, with upstream's "
-            "outputs) from OpenCompass's release 0.2.4.rc1 and pass that file by path: "
-            "--problems /path/to/cibench_dataset.zip; the published Markdown reads too "
-            "(its .tar.gz, folder or one .md)"
-        ),
-    ),
-)
-NAMED = {s.name: s for s in NAMED_SETS}
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ds-matrix-harness" / "downloads"
+def named(name: str) -> NamedSet | None:
+    """The published set ``name`` stands for: each benchmark declares its own
+    (``Benchmark.named``), read when first asked, so that a benchmark that cannot load
+    is an error of the command, not of importing this module."""
+    return next((s for s in registry.named_sets() if s.name == name), None)
 
 
 def is_url(text: str) -> bool:
@@ -154,10 +64,10 @@ def resolve(
     argument: str, cache: Path | None = None, notice: Callable[[str], None] = _stderr
 ) -> Path:
     """A local path for ``argument``: a path as given, or a cached download of a URL or
-    of a named set (``NAMED``). ``notice`` hears of a download kept unverified."""
-    named = NAMED.get(argument)
-    if named is not None:
-        return _named(named, cache or cache_dir(), notice)
+    of a named set (:func:`named`). ``notice`` hears of a download kept unverified."""
+    published = named(argument)
+    if published is not None:
+        return _named(published, cache or cache_dir(), notice)
     if not is_url(argument):
         return Path(argument)
     name = Path(urllib.parse.urlsplit(argument).path).name or "download"
@@ -165,14 +75,6 @@ def resolve(
     if not target.is_file():
         _download(argument, target, argument)
     return target
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _target(cache: Path, url: str, name: str) -> Path:
@@ -192,8 +94,8 @@ def _named(named: NamedSet, cache: Path, notice: Callable[[str], None]) -> Path:
     got = _download(named.url, target, f"{named.name}: {named.url}", named.sha256)
     if named.sha256 is None:
         notice(
-            f"{named.name}: {named.url}: sha256 {got} is not pinned in "
-            "harness/problems/downloads.py yet: kept unverified"
+            f"{named.name}: {named.url}: sha256 {got} is not pinned in its benchmark's "
+            "NamedSet yet: kept unverified"
         )
     return target
 

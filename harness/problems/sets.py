@@ -1,54 +1,51 @@
 """Problem sets: our TOML problems and JSONL files of any format, loaded into Problems.
 
 A run is given files and directories. A directory holds our TOML problems
-(``<root>/<library>/<name>.toml``, ``harness.problems.formats.ours``) and JSONL files
-(``.jsonl``, ``.jsonl.gz``) of any of the JSONL formats (``harness.problems.formats``). Each
+(``<root>/<library>/<name>.toml``, ``harness.benchmarks.ours``) and JSONL files
+(``.jsonl``, ``.jsonl.gz``) of any benchmark's JSONL formats (``harness.benchmarks``). Each
 problem belongs to a set, named after its directory or file (``problems``, ``ds1000``),
 and its id is ``<set>/<id within the set>``: unique across everything loaded.
 GitChameleon's problems are the set ``gitchameleon`` wherever its folder is; its
 published archive (``.tar.gz``) is read too: unpacked once into the download cache.
 CIBench's experiments as published (``<set>/<module>/<name>.md`` or ``.ipynb``) are read from
 their archive (``.tar.gz``, the official ``.zip``), a folder holding them, or one file
-(``harness.problems.formats.cibench_published``).
+(``harness.benchmarks.cibench``). Which benchmark reads what is each one's declaration
+(``Benchmark.formats``, ``Benchmark.layout``): nothing here names one.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, TypeVar
 
+from harness.benchmarks import registry
+from harness.benchmarks.base import Row, set_name_of
 from harness.core.errors import ProblemError
 from harness.core.jsonl import line_error, read_rows
-from harness.core.libraries import canonical, lookup
-from harness.problems import downloads, formats
+from harness.core.libraries import canonical
+from harness.problems import downloads
 from harness.problems.downloads import extract
-from harness.problems.formats import cibench_published, gitchameleon
-from harness.problems.formats.common import Row
-from harness.problems.formats.ours import load_toml_problem
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from harness.benchmarks.base import Format, Layout
     from harness.core.problem import Problem
-    from harness.problems.formats.common import Format
 
 
-CONFIG_FILES = frozenset({"catalogue.toml"})  # TOML files in a problem set that are not problems
 ARCHIVES = (".tar.gz", ".tgz", ".zip")
 
 T = TypeVar("T")
 
+__all__ = ["load", "load_problems", "set_name_of"]
 
-def set_name_of(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", ".jsonl", ".json"):
-        name = name.removesuffix(suffix)
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name) or "problems"
+
+def _layouts() -> list[Layout]:
+    return [b.layout for b in registry.benchmarks() if b.layout is not None]
 
 
 def load_jsonl(path: Path, display: str | None = None) -> list[Problem]:
-    """Problems from a JSONL file: DS-1000's rows, or another format's (``harness.problems.formats``),
+    """Problems from a JSONL file: DS-1000's rows, or another format's (``registry.formats``),
     told apart by the keys of the first row."""
     shown = display or str(path)
     set_name = set_name_of(path)
@@ -56,7 +53,7 @@ def load_jsonl(path: Path, display: str | None = None) -> list[Problem]:
     seen: set[str] = set()
     fmt: Format | None = None
     for number, data in read_rows(path, shown):
-        fmt = fmt or formats.find(data)
+        fmt = fmt or registry.format_of(data)
         if fmt.load_file is not None:
             return fmt.load_file(path, shown)
         for problem in fmt.load_row(Row(data, shown, number), set_name):
@@ -67,53 +64,30 @@ def load_jsonl(path: Path, display: str | None = None) -> list[Problem]:
     return problems
 
 
-def set_root(path: Path, given: Path) -> Path:
-    """The directory a problem's id is relative to: the one holding the library
-    directories, so ``problems/pandas/x.toml`` is ``problems/pandas/x`` whether the
-    run was given ``problems/`` or ``problems/pandas/``."""
-    folder = path.parent
-    while folder != folder.parent:
-        library = lookup(folder.name)
-        if library is not None and library.key == folder.name:
-            return folder.parent
-        if folder == given.parent:
-            break
-        folder = folder.parent
-    return given
-
-
 def load_directory(root: Path) -> list[Problem]:
-    """Problems in ``root/**/*.toml`` (but ``catalogue.toml``), JSONL files and CIBench's
-    experiments (``<set>/<module>/<name>.md``) below ``root``."""
-    problems = []
-    if cibench_published.experiments_in(root):
-        problems.extend(cibench_published.load_folder(root))
-    for path in sorted(p for p in root.rglob("*.toml") if p.name not in CONFIG_FILES):
-        base = set_root(path.resolve(), root.resolve())
-        problems.append(load_toml_problem(path, base, set_name_of(base)))
+    """The problems below ``root``: those each benchmark lays out its own way (our TOML
+    files, CIBench's experiments), then its JSONL files."""
+    problems = [p for layout in _layouts() for p in layout.folder(root)]
     for path in sorted([*root.rglob("*.jsonl"), *root.rglob("*.jsonl.gz")]):
-        if not gitchameleon.is_companion(path):  # read with the dataset beside it
+        if not any(layout.companion(path) for layout in _layouts()):  # read with another
             problems.extend(load_jsonl(path))
     return problems
 
 
 def load_archive(path: Path) -> list[Problem]:
-    """The GitChameleon datasets in an archive (its ``dataset/`` folder, or a whole
-    checkout of its repository), or CIBench's experiments (its ``.tar.gz`` or the official
-    ``.zip``), unpacked once into the download cache."""
+    """The problems in an archive (GitChameleon's datasets, CIBench's experiments), as
+    the first benchmark that knows it reads them, unpacked once into the download cache."""
     folder = extract(path)
-    if cibench_published.experiments_in(folder):
-        return cibench_published.load_folder(folder)
-    found = gitchameleon.datasets_in(folder)
-    if not found:
-        raise ProblemError(
-            str(path),
-            None,
-            f"no GitChameleon dataset ({gitchameleon.DATASET} beside "
-            f"{gitchameleon.HIDDEN_TESTS}/) or CIBench experiment in this archive; "
-            "pass a problem file or folder instead",
-        )
-    return [problem for dataset in found for problem in load_jsonl(dataset)]
+    for layout in _layouts():
+        found = layout.archive(folder) if layout.archive is not None else None
+        if found is not None:
+            return found
+    holds = [layout.holds for layout in _layouts() if layout.archive is not None]
+    raise ProblemError(
+        str(path),
+        None,
+        f"no {' or '.join(holds)} in this archive; pass a problem file or folder instead",
+    )
 
 
 def load_problems(paths: Sequence[Path]) -> list[Problem]:
@@ -121,15 +95,13 @@ def load_problems(paths: Sequence[Path]) -> list[Problem]:
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for path in paths:
+        own = next((lay for lay in _layouts() if path.suffix in lay.suffixes), None)
         if path.is_dir():
             batch = load_directory(path)
-        elif path.suffix == ".toml":
-            base = set_root(path.resolve(), path.parent.resolve())
-            batch = [load_toml_problem(path, base, set_name_of(base))]
+        elif own is not None and own.file is not None:
+            batch = own.file(path)
         elif path.name.endswith(ARCHIVES):
             batch = load_archive(path)
-        elif path.suffix in cibench_published.SUFFIXES:
-            batch = cibench_published.load_experiment(path)
         else:
             batch = load_jsonl(path)
         for problem in batch:

@@ -11,39 +11,41 @@ Each row of a repaired dataset carries its validity (DS-1000: ``metadata.validit
 original reference's range per library (as ``validity.json`` has it) and, for a
 repaired row, the repair's verdict and the combos where the repaired reference passed.
 
-A dataset is written for JSONL inputs in DS-1000's and BigCodeBench's formats; our TOML
+A dataset is written for JSONL inputs of a benchmark that declares a release writer
+(DS-1000's and BigCodeBench's ``release``); our TOML
 problems are rewritten in place only on request (:func:`rewrite_toml_in_place`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.analysis import repairs as table
 from harness.analysis.drift import trajectories
 from harness.analysis.validity import validities
+from harness.benchmarks import registry
+from harness.benchmarks.base import RepairedFile
 from harness.core.errors import ProblemError
 from harness.core.jsonl import read_rows
 from harness.core.results import write_json
 from harness.core.tomlfile import TomlFile
-from harness.labs.repair import release
 from harness.labs.repair.codemods import apply, diff
 from harness.problems import downloads
-from harness.problems.formats import bigcodebench, ds1000
 from harness.problems.sets import set_name_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from harness.analysis.repairs import RepairTable
+    from harness.benchmarks.base import Fix, ReleaseWriter
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
-    from harness.labs.repair.fixes import Fix
     from harness.labs.repair.plan import Proposal, RepairPlan
 
 
@@ -65,10 +67,36 @@ def diff_name(problem_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", problem_id).strip("-") + ".diff"
 
 
+def _tests_of(context: str) -> str | None:
+    """The tests a context was built from, where a benchmark builds its contexts so."""
+    return next(
+        (
+            tests
+            for b in registry.benchmarks()
+            if b.repairs is not None and (tests := b.repairs.tests_of(context)) is not None
+        ),
+        None,
+    )
+
+
+def writers() -> list[ReleaseWriter]:
+    """Each benchmark's release writer, loaded from where its declaration names it."""
+    found = []
+    for benchmark in registry.benchmarks():
+        if benchmark.release:
+            module, _, attribute = benchmark.release.partition(":")
+            found.append(getattr(importlib.import_module(module), attribute))
+    return found
+
+
+def writer_of(row: dict[str, Any]) -> ReleaseWriter | None:
+    return next((w for w in writers() if w.matches(row)), None)
+
+
 def problem_diff(p: Proposal) -> str:
     """The reference's and the context's diffs, one after the other (a BigCodeBench
     task's context as its ``test`` field: the context holds it as one string)."""
-    tests = bigcodebench.tests_of(p.context), bigcodebench.tests_of(p.new_context)
+    tests = _tests_of(p.context), _tests_of(p.new_context)
     if tests[0] is not None and tests[1] is not None:
         return diff(p.reference, p.new_reference, f"{p.problem_id}/reference_code") + diff(
             tests[0], tests[1], f"{p.problem_id}/test"
@@ -140,19 +168,22 @@ def write(
             continue
         datasets.append(d)
         first = next(iter(read_rows(d)), None)
-        if first is not None and bigcodebench.matches(first[1]):
-            _write_changelog(run, plan, verified, d, changed)
+        writer = writer_of(first[1]) if first is not None else None
+        if writer is not None and writer.changelog is not None:
+            _write_changelog(writer, run, plan, verified, d, changed)
     return Written(tuple(written), tuple(datasets))
 
 
 def _write_changelog(
+    writer: ReleaseWriter,
     run: RunDir,
     plan: RepairPlan,
     verified: RepairTable,
     dataset: Path,
     changed: dict[str, list[str]],
 ) -> Path:
-    """``<set>.changelog.md`` beside a repaired BigCodeBench file."""
+    """``<set>.changelog.md`` beside a repaired file whose benchmark writes one."""
+    assert writer.changelog is not None
     set_name = dataset.name.removesuffix(".jsonl")
     versions = {
         c: {**e.library_versions(), "python": e.python}
@@ -166,7 +197,7 @@ def _write_changelog(
         for p in plan.proposals
         if p.fixes and p.problem_id.startswith(set_name + "/")
     }
-    text = release.changelog(set_name, ours, changed, findings, versions, portable, fixes)
+    text = writer.changelog(set_name, ours, changed, findings, versions, portable, fixes)
     path = dataset.with_name(f"{set_name}.changelog.md")
     path.write_text(text, encoding="utf-8")
     return path
@@ -183,7 +214,7 @@ def repair_record(row: table.Row, proposal: Proposal | None) -> dict[str, object
         "by": " and ".join(by),
         "passes_in": [c for c, s in row.repaired.items() if s == "pass"],
         **({"split": row.reason} if row.verdict == table.CONDITIONED else {}),
-        # a reviewed edit by hand, and why (harness/data/fixes)
+        # a reviewed edit by hand, and why (the benchmark's fixes.toml)
         **({"hand_fixed": [_hand(f) for f in fixes]} if fixes else {}),
     }
 
@@ -206,14 +237,13 @@ def write_dataset(
     proposals: Mapping[str, Proposal] | None = None,
     changed: dict[str, list[str]] | None = None,
 ) -> Path | None:
-    """A copy of the DS-1000 or BigCodeBench file at ``location`` with the rows of
-    ``code`` (problem id → (reference, context)) rewritten, as ``root/<its set
-    name>.jsonl``; None when it is neither or none of its rows is repaired. ``validity``
-    (problem id → its record) goes into each row (DS-1000: ``metadata.validity``;
-    BigCodeBench: ``validity``). A BigCodeBench task of ``proposals`` (problem id → its
-    proposal) gets every field its repair reaches (:func:`release.task_fields`, the
-    repaired API's code even where the verdict is version-conditioned: its validity says
-    from which release it holds); ``changed`` collects each task's rewritten fields."""
+    """A copy of the JSONL file at ``location`` with the rows of ``code`` (problem id →
+    (reference, context)) rewritten by its benchmark's release writer (DS-1000's,
+    BigCodeBench's: ``Benchmark.release``), as ``root/<its set name>.jsonl``; None when no
+    benchmark writes its rows back or none of its rows is repaired. ``validity`` (problem
+    id → its record) goes into each row; a task of ``proposals`` (problem id → its
+    proposal) gets every field its repair reaches; ``changed`` collects each task's
+    rewritten fields."""
     path = downloads.resolve(location)
     if not path.is_file() or not path.name.endswith((".jsonl", ".jsonl.gz")):
         return None
@@ -224,22 +254,13 @@ def write_dataset(
     ranges = {n: validity[p.id] for n, p in ours.items() if validity and p.id in validity}
     if not by_native:
         return None
+    repaired = RepairedFile(location, by_native, ranges, releases, ours)
     lines = []
     for number, row in read_rows(path, location):
-        if ds1000.matches(row):
-            fields = _ds1000_fields(row, by_native, ranges, location, number)
-        elif bigcodebench.matches(row):
-            native = str(row.get("task_id"))
-            fields = {"validity": ranges[native]} if native in ranges else {}
-            if native in releases:
-                task = release.task_fields(row, releases[native])
-                fields.update(task)
-                if changed is not None and task:
-                    changed[native] = list(task)
-            elif native in by_native:
-                fields = _bigcodebench_fields(row, by_native, ranges, ours)
-        else:
+        writer = writer_of(row)
+        if writer is None:
             return None  # another format: its rows are not fields we can write back
+        fields = writer.fields(row, number, repaired, {} if changed is None else changed)
         lines.append(json.dumps({**row, **fields}, ensure_ascii=False))
     # plain JSONL under the set's own name, so the problem ids are the original ones
     out = root / f"{set_name}.jsonl"
@@ -247,57 +268,6 @@ def write_dataset(
     return out
 
 
-def _ds1000_fields(
-    row: Mapping[str, object],
-    code: Mapping[str, tuple[str, str]],
-    ranges: Mapping[str, Mapping[str, object]],
-    location: str,
-    number: int,
-) -> dict[str, object]:
-    meta = row.get("metadata")
-    if not isinstance(meta, dict):
-        raise ProblemError(location, f"line {number}", "metadata is not an object")
-    native = str(meta.get("problem_id"))
-    repaired = code.get(native)
-    fields: dict[str, object] = {}
-    if repaired:
-        fields = {"reference_code": repaired[0], "code_context": repaired[1]}
-    if native in ranges:
-        fields["metadata"] = {**meta, "validity": ranges[native]}
-    return fields
-
-
-def _bigcodebench_fields(
-    row: Mapping[str, object],
-    code: Mapping[str, tuple[str, str]],
-    ranges: Mapping[str, Mapping[str, object]],
-    problems: Mapping[str, Problem],
-) -> dict[str, object]:
-    """A task's repaired ``code_prompt`` and ``canonical_solution``: the reference was the
-    two joined, and is split again at the prompt's ``def`` line. A task whose tests were
-    rewritten keeps its row (its tests are kept in the context as text: the diff in
-    ``diffs/`` shows the change)."""
-    native = str(row.get("task_id"))
-    fields: dict[str, object] = {}
-    if native in ranges:
-        fields["validity"] = ranges[native]
-    repaired = code.get(native)
-    problem = problems.get(native)
-    if repaired is None or problem is None or repaired[1] != problem.code_context:
-        return fields
-    split = split_reference(str(row.get("code_prompt", "")), repaired[0])
-    if split is not None:
-        fields["code_prompt"], fields["canonical_solution"] = split
-    return fields
-
-
-def split_reference(prompt: str, reference: str) -> tuple[str, str] | None:
-    """``reference`` (a task's prompt and solution, joined) split after the line that
-    ends ``prompt`` (its ``def``): :func:`bigcodebench.split_solution`."""
-    return bigcodebench.split_solution(prompt, reference)
-
-
-# the keys of our TOML problems that hold code, and the codemods apply to
 _TOML_CODE_KEYS = ("reference", "context", "setup", "check")
 
 

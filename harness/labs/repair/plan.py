@@ -29,9 +29,9 @@ from packaging.version import InvalidVersion, Version
 
 from harness.analysis.drift import API_DRIFT, era_order, trajectories
 from harness.analysis.staleness import load_catalogue, static_uses
+from harness.benchmarks import registry
 from harness.core.problem import REFERENCE
 from harness.core.results import Status
-from harness.labs.repair import fixes as hand
 from harness.labs.repair.codemods import (
     CODEMODS,
     DEFAULT,
@@ -41,23 +41,22 @@ from harness.labs.repair.codemods import (
     portable_for,
 )
 from harness.labs.repair.strength import loosened
-from harness.problems.formats import bigcodebench
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
     from harness.analysis.drift import Trajectory
     from harness.analysis.staleness import Entry
+    from harness.benchmarks.base import Fix, Repairs
     from harness.core.problem import Problem
     from harness.execute.rundir import RunDir
-    from harness.labs.repair.fixes import Fix
 
 PROPOSED = "proposed"
 NEEDS_HUMAN = "needs-human"
 # how the codemods were chosen
 BY_CATALOGUE = "catalogue"
 BY_TRYING = "all codemods"
-BY_HAND = "hand fix"  # a reviewed edit of harness/data/fixes (harness.labs.repair.fixes)
+BY_HAND = "hand fix"  # a reviewed edit (a benchmark's fixes.toml: Repairs.fixes)
 
 
 @dataclass(frozen=True)
@@ -224,26 +223,30 @@ def rewrite(
     """
     solution_names = [n for n in names if n in FOR_SOLUTIONS]
     ref = apply(problem.reference_code, solution_names, portable=portable)
-    tests = bigcodebench.tests_of(problem.code_context)
+    apart = _repairs(problem)
+    tests = apart.tests_of(problem.code_context) if apart is not None else None
     prompt = str(problem.metadata.get("code_prompt", ""))
-    if problem.metadata.get("format") != "bigcodebench" or tests is None:
+    if apart is None or tests is None:
         return ref, apply(problem.code_context, names, portable=portable)
     new_tests = apply(tests, names, after=problem.reference_code, portable=portable)
-    split = bigcodebench.split_solution(prompt, ref.source)
+    split = apart.split(prompt, ref.source)
     if split is None:
         return ref, dataclasses.replace(new_tests, source=problem.code_context, applied=())
     entry = str(problem.metadata.get("entry_point") or "task_func")
     if not new_tests.changed and split[0] == prompt:
         return ref, dataclasses.replace(new_tests, source=problem.code_context)
-    context = bigcodebench.context_of(new_tests.source, split[0], entry)
+    context = apart.context_of(new_tests.source, split[0], entry)
     return ref, dataclasses.replace(new_tests, source=context)
 
 
 def weaker(problem: Problem, new_context: str) -> str:
     """What a rewritten BigCodeBench test checks less than the original ("" when nothing:
     :func:`harness.labs.repair.strength.loosened`)."""
-    before = bigcodebench.tests_of(problem.code_context)
-    after = bigcodebench.tests_of(new_context)
+    apart = _repairs(problem)
+    if apart is None:
+        return ""
+    before = apart.tests_of(problem.code_context)
+    after = apart.tests_of(new_context)
     if before is None or after is None or before == after:
         return ""
     return loosened(before, after)
@@ -260,7 +263,8 @@ def propose(
     (``fixes``, reviewed edits) first, then the codemods the catalogue chooses, in the
     portable form of each codemod whose new API is newer than ``oldest`` (library → the
     oldest release the repair must hold in)."""
-    fixed = hand.apply(problem, fixes)
+    apart = _repairs(problem)
+    fixed = apart.apply_fixes(problem, fixes) if apart is not None and fixes else problem
     code = fixed.reference_code + "\n" + fixed.code_context
     names = choose(code, broke, catalogue)
     chosen_by = BY_HAND if fixes else BY_CATALOGUE
@@ -313,11 +317,10 @@ def plan(
     fixes: Sequence[Fix] | None = None,
 ) -> RepairPlan:
     """The proposals for every drifted reference of ``run``, whose ``problems`` these are
-    (with the hand fixes of ``fixes``, by default ``harness/data/fixes``'s)."""
+    (with the hand fixes of ``fixes``, by default each benchmark's reviewed ones)."""
     baseline, order, found = drifted(run)
     entries = load_catalogue() if catalogue is None else catalogue
-    reviewed = hand.by_task(hand.load() if fixes is None else fixes)
-    unfixed = hand.load_unfixed() if fixes is None else {}
+    reviewed, unfixed = _reviewed(fixes)
     by_id = {p.id: p for p in problems}
     proposals = []
     for t in found:
@@ -339,7 +342,7 @@ def plan(
                 )
             )
             continue
-        ours = _is_bigcodebench(problem)
+        ours = _repairs(problem) is not None
         proposal = propose(
             problem,
             broke,
@@ -354,5 +357,25 @@ def plan(
     return RepairPlan(run.run_id, baseline, order, tuple(proposals))
 
 
-def _is_bigcodebench(problem: Problem) -> bool:
-    return problem.metadata.get("format") == "bigcodebench"
+def _repairs(problem: Problem) -> Repairs | None:
+    """What the problem's benchmark offers the repair lab (tests apart from the solution,
+    hand fixes), or None: then its context is rewritten as one program."""
+    benchmark = registry.of(problem)
+    return benchmark.repairs if benchmark is not None else None
+
+
+def _reviewed(fixes: Sequence[Fix] | None) -> tuple[dict[str, list[Fix]], dict[str, str]]:
+    """The hand fixes by task (``fixes``, else every benchmark's reviewed ones), and the
+    tasks reviewed and left alone, with why."""
+    unfixed: dict[str, str] = {}
+    if fixes is None:
+        found: list[Fix] = []
+        for benchmark in registry.benchmarks():
+            if benchmark.repairs is not None:
+                found += benchmark.repairs.fixes()
+                unfixed.update(benchmark.repairs.unfixed())
+        fixes = found
+    by_task: dict[str, list[Fix]] = {}
+    for fix in fixes:
+        by_task.setdefault(fix.task, []).append(fix)
+    return by_task, unfixed
