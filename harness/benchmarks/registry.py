@@ -105,6 +105,12 @@ def detect(row: dict[str, Any]) -> str:
     return format_of(row).name
 
 
+def environment() -> dict[str, str]:
+    """What every benchmark's executions need in their environment (CIBench's data
+    files, staged in the cache), as one mapping."""
+    return {k: v for b in benchmarks() for k, v in b.environment().items()}
+
+
 def named_sets() -> tuple[NamedSet, ...]:
     return tuple(s for b in benchmarks() for s in b.named)
 

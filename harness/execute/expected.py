@@ -89,10 +89,6 @@ def session_key(problem: Problem, lock_hash: str) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _staged() -> dict[str, str]:
-    return {k: v for b in registry.benchmarks() for k, v in b.environment().items()}
-
-
 def _capture(
     info: EnvInfo, benchmark: str, sessions: list[dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
@@ -109,7 +105,7 @@ def _capture(
             text=True,
             timeout=limit,
             # the runtime datasets' caches, as a run's executions see them
-            env={**os.environ, **runtime_data.environment(), **_staged()},
+            env={**os.environ, **runtime_data.environment(), **registry.environment()},
             check=False,
         )
     finally:

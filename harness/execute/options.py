@@ -37,7 +37,7 @@ def hidden(*paths: Path | str) -> tuple[str, ...]:
 
 def _data_environment() -> tuple[tuple[str, str], ...]:
     # what each benchmark's executions read (CIBench's data files, staged in the cache)
-    staged = {k: v for b in registry.benchmarks() for k, v in b.environment().items()}
+    staged = registry.environment()
     return tuple(sorted({**runtime_data.environment(), **staged}.items()))
 
 
