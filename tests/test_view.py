@@ -236,3 +236,38 @@ def test_a_hidden_path_inside_what_is_bound_is_covered(workdir: str) -> None:
     finally:
         os.environ.pop("SEABORN_DATA", None)
         shutil.rmtree(data, ignore_errors=True)
+
+
+def test_a_new_interpreters_tmp_keeps_the_benchmarks_env_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A solution's new interpreter (fresh isolation) covers /tmp with its own, binding
+    back what it needs from there: the benchmarks' env-side folders too, which an
+    in-process fallback imports its driver from (a checkout under /tmp, as a test suite's,
+    lost them: ModuleNotFoundError for every answer graded in its own process)."""
+    side = tmp_path / "harness" / "benchmarks" / "some" / "envside"
+    side.mkdir(parents=True)
+    (side / "driver.py").write_text("RUN = 1\n")
+    (tmp_path / "harness" / "benchmarks" / "some" / "load.py").write_text("SECRET = 1\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setattr(view, "BENCHMARK_SIDES", [str(side)])
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(read_fd)
+        try:
+            sandbox.cover_tmp(str(work))
+            found = {
+                "driver": (side / "driver.py").is_file(),
+                "rest": (side.parent / "load.py").exists(),
+            }
+        except BaseException as exc:
+            found = {"error": f"{type(exc).__name__}: {exc}"}
+        os.write(write_fd, json.dumps(found).encode())
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as handle:
+        data = handle.read()
+    os.waitpid(pid, 0)
+    assert json.loads(data) == {"driver": True, "rest": False}

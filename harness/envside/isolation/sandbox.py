@@ -120,7 +120,14 @@ def enter(
     view.enter(workdir, tmp_mb, proc="own" if own_proc else "bind", devices=not machine_root)
     if machine_root:
         _minimal_dev()
-    needed = [workdir, sys.prefix, sys.base_prefix, sys.executable, view.HERE]
+    needed = [
+        workdir,
+        sys.prefix,
+        sys.base_prefix,
+        sys.executable,
+        view.HERE,
+        *view.BENCHMARK_SIDES,
+    ]
     directories, files = view.cover(list(hide or []), needed)
     for directory in directories:
         _mount("tmpfs", directory, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
@@ -183,7 +190,8 @@ def cover_tmp(workdir: str, tmp_mb: int = 256) -> None:
     tmpfs, so that what the checker keeps in its /tmp stays out of reach."""
     _check(libc().unshare(CLONE_NEWNS), "unshare mount")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    needed = [workdir, sys.prefix, sys.base_prefix, view.HERE, *sys.path, *view.data_paths()]
+    needed = [workdir, sys.prefix, sys.base_prefix, view.HERE, *view.BENCHMARK_SIDES]
+    needed += [*sys.path, *view.data_paths()]
     _private_tmp(needed, tmp_mb)
 
 
