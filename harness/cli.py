@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,42 +28,13 @@ from harness.execute import allowlist
 from harness.execute.progress import reporter
 from harness.execute.rundir import RunDir, RunRequest
 from harness.matrix.selection import describe, select_combos
+from harness.options import COMMANDS, command
 from harness.problems import runtime_data
 from harness.problems import sets as problemsets
 from harness.reports.markdown import render_changes
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-Runner = Callable[[argparse.Namespace], int]
-
-
-@dataclass(frozen=True)
-class Command:
-    """One subcommand: its help line, options in ``--help`` order (or subcommands) and runner."""
-
-    help: str
-    options: tuple[o.Option, ...]
-    run: Runner
-    declare: Callable[[argparse.ArgumentParser], None] | None = None
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(
-    name: str,
-    help: str,  # noqa: A002 - argparse's word for it
-    *options: o.Option,
-    declare: Callable[[argparse.ArgumentParser], None] | None = None,
-) -> Callable[[Runner], Runner]:
-    """Declare the subcommand ``name``, run by the function this decorates."""
-
-    def register(run: Runner) -> Runner:
-        COMMANDS[name] = Command(help, options, run, declare)
-        return run
-
-    return register
 
 
 def _history(args: argparse.Namespace) -> Path:
@@ -79,6 +48,11 @@ def _path(value: str | None) -> Path | None:
 
 def _env_root(args: argparse.Namespace) -> Path:
     return Path(args.env_dir).absolute()
+
+
+def _where(args: argparse.Namespace) -> dict[str, Any]:
+    """Where a run's results and envs go: ``--results``, ``--run-id``, ``--env-dir``."""
+    return {"results": Path(args.results), "run_id": args.run_id, "env_root": _env_root(args)}
 
 
 def _log(message: str) -> None:
@@ -104,9 +78,7 @@ def _json(data: object, *, compact: bool = False) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     ran = main_job.run_request(
         RunRequest.from_dict(vars(args), "harness run"),  # its fields are the options
-        results=Path(args.results),
-        run_id=args.run_id,
-        env_root=_env_root(args),
+        **_where(args),
         **_given(args, "jobs", "burst_jobs", "resume"),
         history=None if args.no_history else _history(args),
         repair=args.repair,
@@ -115,6 +87,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     print("\n".join(ran.lines()))
     return 1 if args.strict and ran.summary.drift else 0
+
+
+@command("audit", o.AUDIT_HELP, *o.AUDIT)
+def cmd_audit(args: argparse.Namespace) -> int:
+    from harness.app import audit  # noqa: PLC0415 - LibCST loads in 0.5 s: only here
+
+    asked = _given(args, "jobs", "burst_jobs", "mutants", "seed", "repeats", "bisect", "quiet")
+    request = RunRequest.from_dict(vars(args), "harness audit")  # its fields are the options
+    print("\n".join(audit.audit_request(request, **_where(args), **asked, log=_log).lines()))
+    return 0
 
 
 @command(
@@ -151,8 +133,7 @@ def cmd_fetch_data(args: argparse.Namespace) -> int:
         problemsets.load(args.problems),
         root,
         args.seaborn_url,
-        matrix=args.matrix,
-        combo=args.combo,
+        **_given(args, "matrix", "combo"),
         env_root=_env_root(args),
     )
     print("\n".join(runtime_data.fetched_lines(fetched, root)))
@@ -173,9 +154,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             libraries=args.library,
             ids=args.problem_id,
             per_library=args.sample,
-            span=args.span,
-            near=args.near,
-            jobs=args.jobs,
+            **_given(args, "span", "near", "jobs"),
             log=progress.log,
             write_json=_path(args.json),
             write_table=_path(args.write_table),
@@ -214,9 +193,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
             Path(args.run_dir),
             env_root=_env_root(args),
             reporter=progress,
-            jobs=args.jobs,
             check=not args.no_verify,
-            in_place=args.in_place,
+            **_given(args, "jobs", "in_place"),
         )
     print("\n".join([*done.lines(), str(done.verification)]))
     return 0

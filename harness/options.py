@@ -8,13 +8,17 @@ as they always have; an option that means something else in one subcommand (``bi
 
 Option names are the fields of :class:`harness.execute.rundir.RunRequest`: ``--no-reference`` is
 ``no_reference`` in both.
+
+The subcommands are declared here too (:func:`command`, on their runners in ``harness.cli``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.app.doctor import KINDS
 from harness.app.nightly import GITHUB_JOB_LIMIT
@@ -23,10 +27,6 @@ from harness.envs.interpreters import DOWNLOADS, downloads_setting
 from harness.execute.allowlist import SHIPPED
 from harness.execute.runner import DEFAULT_MEMORY_MB
 from harness.problems.runtime_data import SEABORN_URL
-
-if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Callable
 
 DEFAULT_ENV_DIR = ".harness/envs"
 
@@ -308,6 +308,39 @@ EXECUTIONS = (
     REPEAT,
 )
 
+# -- harness audit ------------------------------------------------------------------------------
+
+MUTANTS = Option(
+    ("--mutants",),
+    type=int,
+    default=5,
+    metavar="N",
+    help="at most N mutants of each reference (default: %(default)s)",
+)
+SEED = Option(
+    ("--seed",),
+    type=int,
+    default=0,
+    help="which mutants: the same seed makes the same ones (default: %(default)s)",
+)
+AUDIT_REPEATS = Option(
+    ("--repeats",),
+    type=int,
+    default=3,
+    metavar="N",
+    help="run each reference N times, each under another hash seed and order, to find "
+    "verdicts that vary (default: %(default)s)",
+)
+AUDIT_BISECT = Option(
+    ("--bisect",),
+    action="store_true",
+    help="bisect each weakened test to the release of its library that weakened it",
+)
+AUDIT_HELP = (
+    "do the problems' tests still tell right answers from wrong ones: null answers, "
+    "mutants, repeats, time, safety and network, per combo; write audit.json and audit.md"
+)
+
 # -- what a run does besides running ---------------------------------------------------------
 
 RESUME = Option(
@@ -336,6 +369,13 @@ COMPARE_UPSTREAM = Option(
 )
 STRICT = Option(("--strict",), action="store_true", help="exit 1 when any drift is found")
 QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output")
+# harness audit: what to audit, and how its answers run (never without the guard: its
+# probes are answers, graded apart from their checks)
+AUDIT = (
+    *SELECT_COMBOS, PROBLEMS, LIBRARY, PROBLEM_ID, LIMIT, SHARD, MUTANTS, SEED, AUDIT_REPEATS,
+    AUDIT_BISECT, RESULTS, RUN_ID, ENV_DIR, PYTHON_DOWNLOADS, JOBS, BURST_JOBS, TIMEOUT, MEMORY_MB,
+    ISOLATION, FRESH_FOR, ALLOW_UNSANDBOXED_ANSWERS, QUIET,
+)  # fmt: skip
 PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")
 
 # -- doctor ----------------------------------------------------------------------------------
@@ -468,3 +508,36 @@ REACH_NEAR = NEAR.helped(
     "try only the releases next to the one asked for, for this library (repeatable): for "
     "libraries whose every release costs gigabytes, such as torch"
 )
+
+
+# -- the subcommands ------------------------------------------------------------------------
+
+Runner = Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its help line, options in ``--help`` order (or subcommands) and runner."""
+
+    help: str
+    options: tuple[Option, ...]
+    run: Runner
+    declare: Callable[[argparse.ArgumentParser], None] | None = None
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(
+    name: str,
+    help: str,  # noqa: A002 - argparse's word for it
+    *options: Option,
+    declare: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> Callable[[Runner], Runner]:
+    """Declare the subcommand ``name``, run by the function this decorates."""
+
+    def register(run: Runner) -> Runner:
+        COMMANDS[name] = Command(help, options, run, declare)
+        return run
+
+    return register

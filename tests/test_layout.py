@@ -244,6 +244,7 @@ LAYERS = (
     ("problems", "problem sets, answers, downloads, runtime datasets: over every benchmark"),
     ("execute", "execution: options, the runner, admission, the run directory, progress"),
     ("analysis", "what outcomes mean: drift, causes, staleness, validity, vintage, summary"),
+    ("audit", "whether problems' tests discriminate: probes (nulls, mutants) and their health"),
     ("labs", "what re-runs executions: bisection, reach, validation, repair"),
     ("reports", "rendering only: Markdown, HTML, JUnit, charts, exports"),
     ("app", "the jobs that compose the stages: run, plan, bisect, repair, nightly, doctor"),

@@ -32,7 +32,7 @@ PARSERS = dict(subparsers(cli._parser()))
 
 
 def test_every_subcommand_has_a_parser() -> None:
-    assert [p for p in PARSERS if len(p) == 1] == [(name,) for name in cli.COMMANDS]
+    assert [p for p in PARSERS if len(p) == 1] == [(name,) for name in options.COMMANDS]
     assert ("guard", "allowlist") in PARSERS
 
 

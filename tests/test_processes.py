@@ -45,3 +45,28 @@ def test_executions_find_the_combos_python_first(monkeypatch: pytest.MonkeyPatch
     own = str(Path(sys.executable).parent)
     assert env["PATH"].split(os.pathsep) == [own, "/somewhere/else/bin", "/usr/bin"]
     assert "PYTHONPATH" not in env
+
+
+@pytest.mark.parametrize(
+    ("given", "seed"),
+    [
+        (None, "0"),
+        ("7", "7"),
+        ("4294967295", "4294967295"),
+        ("4294967296", "0"),
+        ("-1", "0"),
+        ("x", "0"),
+    ],
+)
+def test_the_hash_seed_is_the_hosts_if_python_takes_it(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, seed: str
+) -> None:
+    if given is None:
+        monkeypatch.delenv(processes.HASH_SEED, raising=False)
+    else:
+        monkeypatch.setenv(processes.HASH_SEED, given)
+    monkeypatch.setenv("PYTHONHASHSEED", "123")  # the caller's own never passes on
+    env = processes.child_environment()
+    assert env["PYTHONHASHSEED"] == seed
+    monkeypatch.setattr(os, "environ", env)
+    assert processes.in_child_environment()

@@ -53,7 +53,11 @@ def test_a_problem_knows_its_benchmark(fresh: None) -> None:
     found = registry.of(problem)
     assert found is not None
     assert found.title == "BigCodeBench"
-    assert registry.of(Problem("s/1", "1", "s", "numpy", "", "", "")) is None
+    # without a format: a file of a benchmark's layout (by its suffix), else the fallback's
+    plain = Problem("s/1", "1", "s", "numpy", "", "", "")
+    assert getattr(registry.of(plain), "name", None) == "ds1000"
+    laid_out = Problem("s/1", "1", "s", "numpy", "", "", "", source_file="p/numpy/a.toml")
+    assert getattr(registry.of(laid_out), "name", None) == "ours"
 
 
 def test_an_entry_point_adds_a_benchmark(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:

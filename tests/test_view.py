@@ -258,7 +258,7 @@ def test_a_new_interpreters_tmp_keeps_the_benchmarks_env_side(
         os.close(read_fd)
         try:
             sandbox.cover_tmp(str(work))
-            found = {
+            found: dict[str, object] = {
                 "driver": (side / "driver.py").is_file(),
                 "rest": (side.parent / "load.py").exists(),
             }

@@ -327,6 +327,17 @@ class DerivedOutputs:
 
 
 @dataclass(frozen=True)
+class Audit:
+    """What ``harness audit`` asks of a benchmark: a problem's null answers (name → code:
+    answers shaped as its answers are that do none of the work, which its tests must
+    fail) and the code its mutants are made from (the reference, shaped as an answer).
+    Builders for the usual shapes are in :mod:`harness.benchmarks.nulls`."""
+
+    nulls: Callable[[Problem], Mapping[str, str]]
+    mutable: Callable[[Problem], str] = lambda problem: problem.reference_code
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark as the rest of the house sees it. Only ``name`` and ``title`` are
     required: a benchmark declares what it provides, and each stage asks for its part."""
@@ -347,5 +358,7 @@ class Benchmark:
     # what the repair lab asks of it (tests apart, hand fixes), and its release writer
     repairs: Repairs | None = None
     release: str = ""  # "module:attribute" of its ReleaseWriter (see Repairs)
+    # its null answers and what its mutants mutate (harness audit); None: not audited
+    audit: Audit | None = None
     # its problems' ids for answers that name them otherwise (CIBench's oracle twin)
     aliases: Callable[[Problem], str | None] = lambda _problem: None

@@ -28,7 +28,7 @@ from harness.core.errors import HarnessError
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from harness.benchmarks.base import Format, NamedSet, Shape
+    from harness.benchmarks.base import Audit, Format, NamedSet, Shape
     from harness.core.problem import Problem
 
 GROUP = "harness.benchmarks"
@@ -82,9 +82,22 @@ def named(name: str) -> Benchmark | None:
 
 
 def of(problem: Problem) -> Benchmark | None:
-    """The benchmark a problem was loaded by (its ``format`` metadata names it)."""
+    """The benchmark a problem was loaded by: its ``format`` metadata names it; a problem
+    without one was read from a file of a benchmark's layout (by its suffix), else by the
+    fallback format (DS-1000's rows carry their own metadata, untouched)."""
     fmt = problem.metadata.get("format")
+    if fmt is None:
+        suffix = Path(problem.source_file).suffix
+        laid_out = [b for b in benchmarks() if b.layout and suffix in b.layout.suffixes]
+        fallback = [b for b in benchmarks() if any(f.fallback for f in b.formats)]
+        return next(iter(laid_out or fallback), None)
     return next((b for b in benchmarks() if fmt in {b.name, *(f.name for f in b.formats)}), None)
+
+
+def audit_of(problem: Problem) -> Audit | None:
+    """What ``harness audit`` asks of the problem's benchmark, or None: not audited."""
+    benchmark = of(problem)
+    return benchmark.audit if benchmark is not None else None
 
 
 def formats() -> tuple[Format, ...]:

@@ -107,6 +107,9 @@ class Outcome:
     # grades it, tests beside the answer, so its verdict is the answer's own report
     graded: str = ""
     parts: tuple[Part, ...] = ()
+    # of an answer graded across the boundary: a digest of the values it sent the check,
+    # in order; equal digests, equal values (``harness audit``'s likely equivalent mutants)
+    crossed: str = ""
     # with --guard-record: what admitting the solution's values used (the allowlist's data)
     transport: Mapping[str, Any] = field(default_factory=dict)
 
@@ -127,7 +130,7 @@ class Outcome:
         data["status"] = self.status.value
         data["versions"] = dict(self.versions)
         data["transport"] = dict(self.transport)
-        for key in ("traceback", "output", "note", "graded", "parts", "transport"):
+        for key in ("traceback", "output", "note", "graded", "parts", "crossed", "transport"):
             if not data[key]:
                 del data[key]
         for part in data.get("parts", ()):
@@ -159,6 +162,7 @@ class Outcome:
             output=str(data.get("output", "")),
             note=str(data.get("note", "")),
             graded=str(data.get("graded", "")),
+            crossed=str(data.get("crossed", "")),
             parts=tuple(
                 Part(
                     str(p["name"]),

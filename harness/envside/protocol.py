@@ -428,6 +428,9 @@ class Record(_Schema):
     note: str = field(default="", metadata=_reads(_text))  # how it ran, where not as usual
     graded: str = field(default="", metadata=_reads(_text))  # "in-process", or ""
     parts: tuple[PartRecord, ...] = field(default=(), metadata=_reads(_each(PartRecord)))
+    # of an answer graded across the boundary: a digest of every value it sent back, in
+    # order (the health audit tells a mutant that computes the reference's own values)
+    crossed: str = field(default="", metadata=_reads(_text))
     # measuring the allowlist: what admitting the solution's values used
     transport: Json = field(default_factory=dict, metadata=_reads(_object))
 

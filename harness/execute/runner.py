@@ -343,6 +343,7 @@ class ComboRun:
             output=record.output,
             note=record.note,
             graded=record.graded,
+            crossed=record.crossed,
             parts=tuple(Part(p.name, p.status, p.message, p.exc_type) for p in record.parts),
             transport=record.transport,
         )

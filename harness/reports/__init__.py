@@ -13,6 +13,7 @@ from harness.analysis.idioms import notes_of
 from harness.analysis.summary import Summary, summarise, unsandboxed_answers, with_reach
 from harness.analysis.summary import read as summary_of
 from harness.analysis.vintage import build_timeline
+from harness.audit.files import AuditFiles
 from harness.core.errors import HarnessError
 from harness.core.results import write_json
 from harness.envs.build import EnvInfo
@@ -86,7 +87,7 @@ def write_reports(
         write_json(run.deprecations_json, [m.to_dict() for m in summary.apis])
     # a program's output may hold lone surrogates (undecodable bytes): written as escapes
     run.summary_md.write_text(markdown.render(summary), "utf-8", "backslashreplace")
-    page = html.render(summary, outcomes, _charts(run, summary))
+    page = html.render(summary, outcomes, _charts(run, summary), AuditFiles(run).cells())
     run.report_html.write_text(page, "utf-8", "backslashreplace")
     exports.write(run, outcomes)
     return summary

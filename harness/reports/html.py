@@ -9,7 +9,6 @@ Every number is in summary.json too; ``data-*`` attributes let tests read them b
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,18 +21,19 @@ from harness.analysis.validity import headline as validity_headline
 from harness.analysis.validity import limited_ranges
 from harness.core.libraries import LIBRARIES
 from harness.core.problem import REFERENCE
-from harness.core.results import Status
+from harness.reports import audit as audit_report
 from harness.reports import deprecations as deprecations_report
 from harness.reports import drift as drift_table
 from harness.reports import knowledge as knowledge_report
 from harness.reports import trend_chart
 from harness.reports.glance import headline, since, unsandboxed
 from harness.reports.idioms import COLUMNS, LEGEND
+from harness.reports.page import COLOURS, CSS, e, pct, table
 from harness.reports.timeline import half_life as timeline_half_life
 from harness.reports.timeline import rows as timeline_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
     from harness.analysis.drift import DriftRow
     from harness.analysis.idioms import IdiomStory
@@ -44,48 +44,7 @@ if TYPE_CHECKING:
     from harness.analysis.vintage import Timeline
     from harness.core.results import Outcome
 
-COLOURS = {
-    Status.PASS.value: "#2e9e5b",
-    Status.FAIL.value: "#e0a526",
-    Status.ERROR.value: "#d64545",
-    Status.TIMEOUT.value: "#8e44ad",
-    Status.CRASH.value: "#222222",
-    Status.SKIPPED.value: "#cfd4da",
-    Status.ENV_ERROR.value: "#7f8c8d",
-    "missing": "#ffffff",
-}
-_CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2329}
-h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #dde1e5}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #dde1e5;padding:3px 8px;text-align:left;vertical-align:top;max-width:36em;overflow-wrap:anywhere}
-th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}
-.heat{overflow-x:auto;border:1px solid #dde1e5;padding:6px;margin:6px 0 18px}
-.heat svg{display:block}code{background:#f3f5f7;padding:0 3px}
-.muted{color:#69737d}
-"""
 _CELL_H, _LABEL_W = 12, 150
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1%}"
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(rows_cell(c) for c in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def rows_cell(cell: str) -> str:
-    """Cells are pre-escaped HTML; a leading '#' marks a right-aligned number."""
-    if cell.startswith("#"):
-        return f'<td class="num">{cell[1:]}</td>'
-    return f"<td>{cell}</td>"
 
 
 def heatmap(
@@ -104,12 +63,12 @@ def heatmap(
     parts = [
         (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-            f'aria-label="{_e(source)} statuses" data-source="{_e(source)}">'
+            f'aria-label="{e(source)} statuses" data-source="{e(source)}">'
         )
     ]
     for row, combo in enumerate(order):
         y = row * _CELL_H
-        parts.append(f'<text x="0" y="{y + 10}" font-size="11">{_e(combo)}</text>')
+        parts.append(f'<text x="0" y="{y + 10}" font-size="11">{e(combo)}</text>')
         for col, problem in enumerate(problems):
             o = by_key.get((combo, problem))
             status = o.status.value if o else "missing"
@@ -118,7 +77,7 @@ def heatmap(
             )
             parts.append(
                 f'<rect x="{_LABEL_W + col * cell_w}" y="{y}" width="{cell_w}" height="{_CELL_H - 2}" '
-                f'fill="{COLOURS[status]}"><title>{_e(tip[:300])}</title></rect>'
+                f'fill="{COLOURS[status]}"><title>{e(tip[:300])}</title></rect>'
             )
     # library boundaries under the grid
     y = _CELL_H * len(order) + 12
@@ -127,7 +86,7 @@ def heatmap(
         library = library_of.get(problem, "")
         if library != last:
             parts.append(
-                f'<text x="{_LABEL_W + col * cell_w}" y="{y}" font-size="10" fill="#69737d">{_e(library)}</text>'
+                f'<text x="{_LABEL_W + col * cell_w}" y="{y}" font-size="10" fill="#69737d">{e(library)}</text>'
             )
             last = library
     parts.append("</svg>")
@@ -145,8 +104,14 @@ class Charts:
     apis: str = ""  # the old APIs each model reaches for
 
 
-def render(summary: Summary, outcomes: Sequence[Outcome], charts: Charts | None = None) -> str:
-    """The page: its sections one after the other; ``outcomes`` fill the heatmaps."""
+def render(
+    summary: Summary,
+    outcomes: Sequence[Outcome],
+    charts: Charts | None = None,
+    tests: Mapping[str, str] | None = None,
+) -> str:
+    """The page: its sections one after the other; ``outcomes`` fill the heatmaps;
+    ``tests``: each problem's tests as an audit found them (``harness audit``)."""
     pictures = charts or Charts()
     trends = summary.trends
     sections = [
@@ -159,7 +124,8 @@ def render(summary: Summary, outcomes: Sequence[Outcome], charts: Charts | None 
         render_knowledge(summary, pictures) if summary.knowledge or summary.apis else [],
         render_idioms(summary.stories) if summary.stories else [],
         render_heatmaps(summary, outcomes),
-        render_drift(summary),
+        render_drift(summary, tests or {}),
+        audit_report.html_section(tests) if tests else [],
         render_repairs(summary.repairs) if summary.repairs is not None else [],
         render_validity(summary) if summary.validity else [],
         render_timeline(summary.timeline, pictures.timeline) if summary.timeline else [],
@@ -175,12 +141,12 @@ def render(summary: Summary, outcomes: Sequence[Outcome], charts: Charts | None 
 def _head(summary: Summary) -> list[str]:
     return [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>Run {_e(summary.run_id)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>Run <code>{_e(summary.run_id)}</code></h1>",
-        f'<p>Baseline <code>{_e(summary.baseline)}</code> · <span data-count="combos">{len(summary.combos)}</span> combos · '
+        f"<title>Run {e(summary.run_id)}</title><style>{CSS}</style></head><body>",
+        f"<h1>Run <code>{e(summary.run_id)}</code></h1>",
+        f'<p>Baseline <code>{e(summary.baseline)}</code> · <span data-count="combos">{len(summary.combos)}</span> combos · '
         f'<span data-count="problems">{summary.problems}</span> problems · '
         f'<span data-count="executions">{summary.executions}</span> executions · era order: '
-        + " → ".join(f"<code>{_e(c)}</code>" for c in summary.order)
+        + " → ".join(f"<code>{e(c)}</code>" for c in summary.order)
         + "</p>",
         *([f"<p data-expected='derived'>{_md(summary.expected)}</p>"] if summary.expected else []),
     ]
@@ -191,31 +157,31 @@ def render_environments(summary: Summary) -> list[str]:
     libs = [lib.key for lib in LIBRARIES if lib.key in present]
     rows = [
         [
-            f"<code>{_e(c.id)}</code>",
-            _e(c.python or "–"),
-            *[_e(c.versions.get(k, "–")) for k in libs],
-            "ok" if c.ok else f"<b>env_error</b> ({_e(c.stage)}): {_e(c.error[:200])}",
+            f"<code>{e(c.id)}</code>",
+            e(c.python or "–"),
+            *[e(c.versions.get(k, "–")) for k in libs],
+            "ok" if c.ok else f"<b>env_error</b> ({e(c.stage)}): {e(c.error[:200])}",
         ]
         for c in summary.combos
     ]
-    return ["<h2>Environments</h2>", _table(["combo", "python", *libs, "environment"], rows)]
+    return ["<h2>Environments</h2>", table(["combo", "python", *libs, "environment"], rows)]
 
 
 def render_pass_rates(summary: Summary) -> list[str]:
     rows = [
         [
-            f"<code>{_e(c.id)}</code>",
-            _e(source),
-            f'#<span data-pass="{_e(c.id)}|{_e(source)}">{counts.get("pass", 0)}</span>',
+            f"<code>{e(c.id)}</code>",
+            e(source),
+            f'#<span data-pass="{e(c.id)}|{e(source)}">{counts.get("pass", 0)}</span>',
             f"#{sum(counts.values())}",
-            f"#{_pct(c.pass_rate(source))}",
+            f"#{pct(c.pass_rate(source))}",
         ]
         for c in summary.combos
         for source, counts in c.counts.items()
     ]
     return [
         "<h2>Pass rates</h2>",
-        _table(["combo", "source", "pass", "executions", "pass rate"], rows),
+        table(["combo", "source", "pass", "executions", "pass rate"], rows),
     ]
 
 
@@ -224,19 +190,19 @@ def render_models(summary: Summary) -> list[str]:
     order = list(summary.order)
     rows = [
         [
-            f"<code>{_e(m.model)}</code>",
-            *[f"#{_pct(m.pass_rate.get(c))}" for c in order],
-            f"#{_pct(m.stale_rate)} <span class='muted'>({len(m.stale)}/{m.candidates})</span>",
+            f"<code>{e(m.model)}</code>",
+            *[f"#{pct(m.pass_rate.get(c))}" for c in order],
+            f"#{pct(m.stale_rate)} <span class='muted'>({len(m.stale)}/{m.candidates})</span>",
             f"#{len(m.problem_drift)}",
-            *[f"#{_pct(m.warning_rate.get(c))}" for c in order[-1:]],
-            f"<code>{_e(m.vintage or '–')}</code>",
+            *[f"#{pct(m.warning_rate.get(c))}" for c in order[-1:]],
+            f"<code>{e(m.vintage or '–')}</code>",
             f"#{m.answers_with_static}",
         ]
         for m in (report.staleness for report in summary.models)
     ]
     header = ["model", *[f"pass in {c}" for c in order], "stale rate", "problem drift"]
     header += [f"warning rate ({order[-1]})" if order else "warning rate", "vintage"]
-    out = ["<h2>Models</h2>", _table([*header, "answers using old APIs"], rows)]
+    out = ["<h2>Models</h2>", table([*header, "answers using old APIs"], rows)]
     for report in summary.models:
         by_lib = report.per_library
         if not by_lib:
@@ -244,14 +210,14 @@ def render_models(summary: Summary) -> list[str]:
         lib_names = sorted({lib for rates in by_lib.values() for lib in rates})
         rows = [
             [
-                f"<code>{_e(c)}</code>",
-                *[f"#{_pct(by_lib.get(c, {}).get(lib))}" for lib in lib_names],
+                f"<code>{e(c)}</code>",
+                *[f"#{pct(by_lib.get(c, {}).get(lib))}" for lib in lib_names],
             ]
             for c in order
         ]
         out += [
-            f"<h3>{_e(report.staleness.model)} by library</h3>",
-            _table(["combo", *lib_names], rows),
+            f"<h3>{e(report.staleness.model)} by library</h3>",
+            table(["combo", *lib_names], rows),
         ]
     return out
 
@@ -266,15 +232,15 @@ def render_knowledge(summary: Summary, pictures: Charts) -> list[str]:
     out += [f"<p>{_md(line)}</p>" for line in said]
     rows = deprecations_report.evidence_rows(summary.apis)
     if rows:
-        out += [f"<p class='muted'>{_e(deprecations_report.EVIDENCE_NOTE)}</p>"]
-        out += [_table(deprecations_report.EVIDENCE_COLUMNS, [[_e(c) for c in r] for r in rows])]
+        out += [f"<p class='muted'>{e(deprecations_report.EVIDENCE_NOTE)}</p>"]
+        out += [table(deprecations_report.EVIDENCE_COLUMNS, [[e(c) for c in r] for r in rows])]
     out += [f"<p class='muted'>{_md(line)}</p>" for line in deprecations_report.left(summary.apis)]
     for chart, note in (
         (pictures.knowledge, knowledge_report.CHART_NOTE),
         (pictures.apis, deprecations_report.CHART_NOTE),
     ):
         if chart:
-            out += [f"<p class='muted'>{_e(note)}</p>", f'<div class="chart">{chart}</div>']
+            out += [f"<p class='muted'>{e(note)}</p>", f'<div class="chart">{chart}</div>']
     return out
 
 
@@ -286,13 +252,13 @@ def render_heatmaps(summary: Summary, outcomes: Sequence[Outcome]) -> list[str]:
         first.setdefault(o.problem_id, o.library)
     problems = sorted(first, key=lambda p: (lib_rank.get(first[p], 99), natural_key(p)))
     legend = "".join(
-        f"<span><i style='background:{col}'></i>{_e(s)}</span>"
+        f"<span><i style='background:{col}'></i>{e(s)}</span>"
         for s, col in COLOURS.items()
         if s != "missing"
     )
     out = ["<h2>Statuses: problems × combos</h2>", f"<p class='legend'>{legend}</p>"]
     out += [
-        f"<h3>{_e(source)}</h3>{_HEAT_NOTES.get(source, '') if summary.stories else ''}"
+        f"<h3>{e(source)}</h3>{_HEAT_NOTES.get(source, '') if summary.stories else ''}"
         f"<div class='heat'>{heatmap(source, outcomes, summary.order, problems, first)}</div>"
         for source in summary.sources
     ]
@@ -303,32 +269,37 @@ def _drift_row(row: DriftRow) -> list[str]:
     f = row.finding
     warned = (f.warning if f else "") or (row.warnings[0] if row.warnings else "–")
     return [
-        f"<code>{_e(row.problem_id)}</code>",
-        _e(row.library),
-        _e(row.klass.value),
-        f"<code>{_e(row.last_good)}</code> → <code>{_e(row.first_bad)}</code>",
-        _e((row.error or "–")[:160]),
-        _e(row.cause.value if row.cause else "–"),
-        f"<code>{_e(row.symbol)}</code>" if row.symbol else "–",
-        _e(row.site or "–"),
-        _e((f.library if f else None) or "–"),
-        _e(drift_table.first_bad_release(row)),
-        _e(warned[:140]),
-        _e(drift_table.changed(row)),
+        f"<code>{e(row.problem_id)}</code>",
+        e(row.library),
+        e(row.klass.value),
+        f"<code>{e(row.last_good)}</code> → <code>{e(row.first_bad)}</code>",
+        e((row.error or "–")[:160]),
+        e(row.cause.value if row.cause else "–"),
+        f"<code>{e(row.symbol)}</code>" if row.symbol else "–",
+        e(row.site or "–"),
+        e((f.library if f else None) or "–"),
+        e(drift_table.first_bad_release(row)),
+        e(warned[:140]),
+        e(drift_table.changed(row)),
     ]
 
 
-def render_drift(summary: Summary) -> list[str]:
-    """The drifted references, then apart those whose printed output alone changed."""
-    out = []
+def render_drift(summary: Summary, tests: Mapping[str, str]) -> list[str]:
+    """The drifted references, then apart those whose printed output alone changed; where
+    the run is an audit, what it found of each one's tests."""
+    out, tested = [], [*drift_table.COLUMNS, *(["tests"] if tests else [])]
     for rows, key, title in (
         (summary.api_drift, "drifted", "Drifted problems"),
         (summary.format_drift, "format-drift", drift_table.FORMAT_TITLE),
     ):
         if rows or key == "drifted":
             count = f'<span data-count="{key}">{len(rows)}</span>'
-            out += [f'<h2>{_e(title)} <span class="muted">({count})</span></h2>']
-            out += [_table(drift_table.COLUMNS, map(_drift_row, rows)) if rows else "<p>None.</p>"]
+            out += [f'<h2>{e(title)} <span class="muted">({count})</span></h2>']
+            cells = [
+                [*_drift_row(r), *([e(tests.get(r.problem_id, "–"))] if tests else [])]
+                for r in rows
+            ]
+            out += [table(tested, cells) if rows else "<p>None.</p>"]
     return out
 
 
@@ -336,10 +307,10 @@ def render_answers_changing(changing: Mapping[str, int]) -> list[str]:
     """Per model source: problems whose answer passes in one combo and fails in another."""
     if not changing:
         return []
-    rows = [[f"<code>{_e(src)}</code>", f"#{n}"] for src, n in sorted(changing.items())]
+    rows = [[f"<code>{e(src)}</code>", f"#{n}"] for src, n in sorted(changing.items())]
     return [
         "<h2>Model answers whose outcome changes between combos</h2>",
-        _table(["source", "problems"], rows),
+        table(["source", "problems"], rows),
     ]
 
 
@@ -347,19 +318,19 @@ def render_warnings(summary: Summary) -> list[str]:
     count = f'<span data-count="warnings">{len(summary.warnings)}</span>'
     rows = [
         [
-            _e(g.library),
-            _e(g.category),
-            _e(g.message[:200]),
+            e(g.library),
+            e(g.category),
+            e(g.message[:200]),
             _md(deprecations_report.points_at(g.origin)),
             f"#{len(g.executions)}",
-            _e(", ".join(sorted({c for c, _, _ in g.executions}))),
+            e(", ".join(sorted({c for c, _, _ in g.executions}))),
         ]
         for g in summary.warnings[:60]
     ]
     return [
         f'<h2>Deprecation warnings from passing executions <span class="muted">({count})</span></h2>',
-        f"<p class='muted'>{_e(deprecations_report.ENVIRONMENT_NOTE)}</p>",
-        _table(["library", "category", "message", "points at", "executions", "combos"], rows)
+        f"<p class='muted'>{e(deprecations_report.ENVIRONMENT_NOTE)}</p>",
+        table(["library", "category", "message", "points at", "executions", "combos"], rows)
         if rows
         else "<p>None.</p>",
     ]
@@ -376,50 +347,48 @@ _HEAT_NOTES = {
 def render_repairs(repairs: RepairTable) -> list[str]:
     """``harness repair``'s verdicts: verified, version-conditioned, needs a human (why)."""
     counts = repairs.counts()
-    shown = " · ".join(f"{counts[v]} {_e(v)}" for v in VERDICTS if counts.get(v))
+    shown = " · ".join(f"{counts[v]} {e(v)}" for v in VERDICTS if counts.get(v))
     out = [f'<h2>Repairs <span class="muted">({shown or "none"})</span></h2>']
     rows = [
         [
-            f"<code>{_e(r.problem_id)}</code>",
-            _e(r.verdict),
-            ", ".join(f"<code>{_e(c)}</code>" for c in r.codemods) or "–",
+            f"<code>{e(r.problem_id)}</code>",
+            e(r.verdict),
+            ", ".join(f"<code>{e(c)}</code>" for c in r.codemods) or "–",
             "<br>".join(
-                f"<code>{_e(c)}</code> {_e(r.original.get(c, '–'))} → {_e(r.repaired.get(c, '–'))}"
+                f"<code>{e(c)}</code> {e(r.original.get(c, '–'))} → {e(r.repaired.get(c, '–'))}"
                 for c in repairs.order
                 if c in r.original or c in r.repaired
             ),
-            _e(r.meaning or "–"),
+            e(r.meaning or "–"),
             f"#{r.answers_kept}",
-            _e("; ".join(r.answers_changed) or "–"),
-            _e(r.reason or "–"),
+            e("; ".join(r.answers_changed) or "–"),
+            e(r.reason or "–"),
         ]
         for r in repairs.rows
     ]
     header = ["problem", "verdict", "codemods", "original → repaired", "meaning"]
     header += ["answers kept", "answers changed", "why"]
-    out.append(_table(header, rows) if rows else "<p>No drifted problem to repair.</p>")
+    out.append(table(header, rows) if rows else "<p>No drifted problem to repair.</p>")
     if repairs.models:
         rows = [
             [
-                f"<code>{_e(m.model)}</code>",
-                f"{_pct(m.stale_rate)} ({m.stale}/{m.candidates})",
-                f"{_pct(m.api_stale_rate)} ({m.api_stale}/{m.candidates})",
+                f"<code>{e(m.model)}</code>",
+                f"{pct(m.stale_rate)} ({m.stale}/{m.candidates})",
+                f"{pct(m.api_stale_rate)} ({m.api_stale}/{m.candidates})",
                 f"#{m.rewritten}",
             ]
             for m in repairs.models
         ]
-        out.append(_table(["model", "stale rate", "API-stale rate", "rewritten"], rows))
+        out.append(table(["model", "stale rate", "API-stale rate", "rewritten"], rows))
     return out
 
 
 def render_upcoming(found: Sequence[Breakage]) -> list[str]:
     out = ["<h2>What will break next: references that fail only in the nightly lanes</h2>"]
     for group in upcoming.grouped(found):
-        out.append(f"<p>{_e(upcoming.sentence(group))}:</p>")
-        rows = [
-            [f"<code>{_e(b.problem_id)}</code>", _e(b.error), _e(b.warning or "–")] for b in group
-        ]
-        out.append(_table(["problem", "error in the lane", "warning today"], rows))
+        out.append(f"<p>{e(upcoming.sentence(group))}:</p>")
+        rows = [[f"<code>{e(b.problem_id)}</code>", e(b.error), e(b.warning or "–")] for b in group]
+        out.append(table(["problem", "error in the lane", "warning today"], rows))
     return out
 
 
@@ -427,17 +396,17 @@ def render_reach(summary: Summary, svg: str) -> list[str]:
     """Each problem's range on its library's release axis (``harness reach``)."""
     rows = [
         [
-            f"<code>{_e(r.problem_id)}</code>",
-            _e(r.library),
-            _e(r.pinned),
-            _e(f"{r.lowest} … {r.highest}" if r.klass else "–"),
-            _e(r.klass or r.note[:120]),
+            f"<code>{e(r.problem_id)}</code>",
+            e(r.library),
+            e(r.pinned),
+            e(f"{r.lowest} … {r.highest}" if r.klass else "–"),
+            e(r.klass or r.note[:120]),
         ]
         for r in summary.reach
     ]
     out = [
         "<h2>How far each problem reaches over its library's releases</h2>",
-        _table(["problem", "library", "written for", "passes from … to", "class"], rows),
+        table(["problem", "library", "written for", "passes from … to", "class"], rows),
     ]
     if svg:
         out.append(f'<div class="reach">{svg}</div>')
@@ -445,11 +414,11 @@ def render_reach(summary: Summary, svg: str) -> list[str]:
 
 
 def render_trends(t: Trends, svg: str) -> list[str]:
-    header = ["series", *(_e(trend_chart.night_label(t, i)) for i in range(len(t.nights)))]
+    header = ["series", *(e(trend_chart.night_label(t, i)) for i in range(len(t.nights)))]
     rows = [
-        [_e(trend_chart.label(s)), *(_e(trend_chart.cell(v)) for v in s.values)] for s in t.series
+        [e(trend_chart.label(s)), *(e(trend_chart.cell(v)) for v in s.values)] for s in t.series
     ]
-    out = [f"<h2>Trends over the last {len(t.nights)} nights</h2>", _table(header, rows)]
+    out = [f"<h2>Trends over the last {len(t.nights)} nights</h2>", table(header, rows)]
     if svg:
         out.append(f'<div class="trends">{svg}</div>')
     return out
@@ -466,14 +435,14 @@ def render_timeline(t: Timeline, svg: str) -> list[str]:
             "its vintage is the date of its "
             "highest share, with a 95% bootstrap interval over problems.</p>"
         ),
-        _table(
+        table(
             ["model", "vintage", "95% interval", "curve", "best share"],
-            [[_e(c) for c in row] for row in timeline_rows(t)],
+            [[e(c) for c in row] for row in timeline_rows(t)],
         ),
         (
             f"<p>Half-life of the references passing on "
-            f"{_e(refs.anchor.isoformat() if refs.anchor else '–')}: "
-            f"{_e(timeline_half_life(refs))}.</p>"
+            f"{e(refs.anchor.isoformat() if refs.anchor else '–')}: "
+            f"{e(timeline_half_life(refs))}.</p>"
         ),
         f'<div class="timeline">{svg}</div>',
     ]
@@ -483,30 +452,30 @@ def render_validity(summary: Summary) -> list[str]:
     """Where each reference passes: the releases of the library that bounds it."""
     limited = limited_ranges(summary.validity)
     count = f'<span data-count="limited">{len(limited)}</span>'
-    note = _e(validity_headline(summary.validity))
+    note = e(validity_headline(summary.validity))
     out = [
         f'<h2>Validity ranges <span class="muted">({count} hold in part of the matrix)</span></h2>',
         f"<p>{note} Every range is in <code>validity.json</code>.</p>",
     ]
     rows = [
         [
-            f"<code>{_e(v.problem_id)}</code>",
-            _e(v.klass),
+            f"<code>{e(v.problem_id)}</code>",
+            e(v.klass),
             " ".join(
-                f"<code>{_e(c)}</code> {'✓' if s == 'pass' else '✗'}" for c, s in v.combos.items()
+                f"<code>{e(c)}</code> {'✓' if s == 'pass' else '✗'}" for c, s in v.combos.items()
             ),
-            _e(v.text()),
+            e(v.text()),
         ]
         for v in limited
     ]
     if rows:
-        out.append(_table(["problem", "class", "combos", "valid range"], rows))
+        out.append(table(["problem", "class", "combos", "valid range"], rows))
     return out
 
 
 def _md(text: str) -> str:
     """Escaped text, its `code` spans as <code>."""
-    parts = _e(text).split("`")
+    parts = e(text).split("`")
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
@@ -517,23 +486,23 @@ def render_glance(summary: Summary) -> list[str]:
     out += [f"<p data-glance='unsandboxed'>{_md(w)}</p>" for w in [unsandboxed(g)] if w]
     rows = []
     for combo in g.order:
-        cells = [f"<code>{_e(combo)}</code>"]
+        cells = [f"<code>{e(combo)}</code>"]
         for source in g.sources:
             b = g.cell(combo, source)
             if b is None or not b.env_ok:
                 cells.append("env_error" if b is not None else "–")
             elif b.ran:
                 cells.append(
-                    f'#<span data-broken="{_e(combo)}|{_e(source)}">{b.failed}</span> / {b.ran}'
+                    f'#<span data-broken="{e(combo)}|{e(source)}">{b.failed}</span> / {b.ran}'
                 )
             else:
                 cells.append("–")
         rows.append(cells)
     out.append("<p>Broke where (failing / ran, combos in era order):</p>")
-    out.append(_table(["combo", *[f"{s} failing" for s in g.sources]], rows))
+    out.append(table(["combo", *[f"{s} failing" for s in g.sources]], rows))
     causes = "".join(
-        f'<li data-cause="{_e(c.cause)}">{_e(c.cause)}: {c.total} '
-        f"<span class='muted'>({_e(', '.join(f'{s} {n}' for s, n in c.by_source))})</span></li>"
+        f'<li data-cause="{e(c.cause)}">{e(c.cause)}: {c.total} '
+        f"<span class='muted'>({e(', '.join(f'{s} {n}' for s, n in c.by_source))})</span></li>"
         for c in g.causes
     )
     out.append(
@@ -546,8 +515,8 @@ def render_glance(summary: Summary) -> list[str]:
         out.append(
             "<ul>"
             + "".join(
-                f"<li>new failure: <code>{_e(i.combo)}</code> <code>{_e(i.problem_id)}</code> "
-                f"{_e(i.source)}: {_e(i.before)} → {_e(i.after)}</li>"
+                f"<li>new failure: <code>{e(i.combo)}</code> <code>{e(i.problem_id)}</code> "
+                f"{e(i.source)}: {e(i.before)} → {e(i.after)}</li>"
                 for i in g.changes.new_failures[:5]
             )
             + "</ul>"
@@ -562,19 +531,19 @@ def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
         note = s.note
         rows.append(
             [
-                f'<code data-story="{_e(s.problem_id)}">{_e(s.problem_id)}</code>',
-                _e(s.library),
+                f'<code data-story="{e(s.problem_id)}">{e(s.problem_id)}</code>',
+                e(s.library),
                 _md(f"{note.kind}: `{note.old_api}` → `{note.new_api}`") if note else "–",
                 _md(f"`{s.old_last_good}` → `{s.old_first_bad}` ({s.library} {s.old_bad_version})")
                 if s.old_breaks
-                else _e(s.old_class or "did not run"),
-                _e(s.cause or "–"),
-                _e(f"{s.library} {note.changed}" if note and note.changed else "–"),
-                _e(s.first_bad_release or "–"),
+                else e(s.old_class or "did not run"),
+                e(s.cause or "–"),
+                e(f"{s.library} {note.changed}" if note and note.changed else "–"),
+                e(s.first_bad_release or "–"),
                 {True: "yes", False: "<b>no</b>", None: "–"}[s.agrees],
                 _md(f"`{s.modern_first_pass}` ({s.library} {s.modern_first_version})")
                 if s.modern_first_pass
-                else _e(s.modern_class or "–"),
+                else e(s.modern_class or "–"),
                 _md(s.explanation),
             ]
         )
@@ -585,7 +554,7 @@ def render_idioms(stories: Sequence[IdiomStory]) -> list[str]:
             f"{breaks}</span> of {len(stories)} old idioms break)</span></h2>"
         ),
         f"<p>{_md(LEGEND)}</p>",
-        _table(
+        table(
             [
                 *COLUMNS,
                 "what the red cells mean",

@@ -4,7 +4,7 @@
 (``release``, with the reviewed hand fixes ``fixes`` and ``fixes.toml``)."""
 
 from harness.benchmarks.base import Benchmark, NamedSet, Repairs
-from harness.benchmarks.bigcodebench import answers, fixes, load, verdicts
+from harness.benchmarks.bigcodebench import answers, audit, fixes, load, verdicts
 
 RELEASE = "https://github.com/bigcode-project/bigcodebench-annotation/releases/download/v0.1.5"
 BIGCODEBENCH_RELEASE = RELEASE
@@ -12,6 +12,7 @@ BIGCODEBENCH_RELEASE = RELEASE
 BENCHMARK = Benchmark(
     name="bigcodebench",
     title="BigCodeBench",
+    audit=audit.AUDIT,
     formats=(load.FORMAT,),
     named=(
         NamedSet(

@@ -3,7 +3,7 @@ already the shape the executor runs (``load``), its models' answers files
 (``answers``)."""
 
 from harness.benchmarks.base import Benchmark, NamedSet
-from harness.benchmarks.ds1000 import answers, load
+from harness.benchmarks.ds1000 import answers, audit, load
 
 COMMIT = "b39aab71da6d23ef8d3cac59a7c5f834516ab334"
 URL = f"https://raw.githubusercontent.com/xlang-ai/DS-1000/{COMMIT}/data/ds1000.jsonl.gz"
@@ -11,6 +11,7 @@ URL = f"https://raw.githubusercontent.com/xlang-ai/DS-1000/{COMMIT}/data/ds1000.
 BENCHMARK = Benchmark(
     name="ds1000",
     title="DS-1000",
+    audit=audit.AUDIT,
     formats=(load.FORMAT,),
     named=(
         NamedSet(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from harness.benchmarks.base import Benchmark, Layout, NamedSet
-from harness.benchmarks.gitchameleon import answers, load, verdicts
+from harness.benchmarks.gitchameleon import answers, audit, load, verdicts
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -26,6 +26,7 @@ def _archive(folder: Path) -> list[Problem] | None:
 BENCHMARK = Benchmark(
     name="gitchameleon",
     title="GitChameleon 2.0",
+    audit=audit.AUDIT,
     formats=(load.FORMAT,),
     layout=Layout(
         archive=_archive,

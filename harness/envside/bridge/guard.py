@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import hashlib
 import importlib
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -112,6 +113,9 @@ class Guard:
         self.resident = Resident(sandboxed, limits, place or {}, recorder is not None)
         self.calls = CallState()  # what calls across the boundary share (crossing_*.py)
         self.refused_names: set[str] = set()  # values of the solution's module refused
+        # every value the solution's process sent back, in order: two answers whose
+        # digests agree gave the check the same values (the audit's likely equivalents)
+        self.crossed = hashlib.sha256()
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -156,6 +160,9 @@ class Guard:
         """The solution's report on ``request``; each callback it makes meanwhile to what
         the check lent it is answered here (``_answer``)."""
         report, blobs = self.resident.ask(request, self._answer)
+        self.crossed.update(str(report.get("kind")).encode())
+        for blob in blobs:
+            self.crossed.update(len(blob).to_bytes(8, "big") + blob)
         if report.get("kind") == "declined":
             self.resident.retire()
             raise GuardError(

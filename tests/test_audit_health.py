@@ -1,0 +1,190 @@
+"""What the audit's outcomes say (harness/audit/health.py), on outcomes made here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.audit.health import HEADROOM, Flag, assess, counts, weakened
+from harness.audit.probes import Probe
+from harness.core.problem import Problem
+from harness.core.results import Outcome, Part, Status
+
+PROBLEM = Problem(
+    id="set/1",
+    native_id="1",
+    set_name="set",
+    library="pandas",
+    prompt="",
+    reference_code="result = df.sum()\n",
+    code_context="",
+)
+PROBES = (
+    Probe("set/1", "null-pass", "pass\n"),
+    Probe("set/1", "null-none", "result = None\n"),
+    Probe("set/1", "mutant-1", "result = df.max()\n", "constant", "line 1: sum → max", "-a\n+b"),
+    Probe("set/1", "mutant-2", "result = df.sum(1)\n", "arguments", "line 1: added 1", "-a\n+c"),
+    Probe("set/1", "reference-copy", "result = df.sum()\n"),
+)
+
+
+def outcome(source: str, status: Status = Status.FAIL, **fields: Any) -> Outcome:
+    given: dict[str, Any] = {"combo": "new", "attempt": 0, "duration_s": 0.5, "library": "pandas"}
+    given.update(fields)
+    return Outcome(run_id="r", problem_id="set/1", source=source, status=status, **given)
+
+
+def graded(**statuses: Status) -> list[Outcome]:
+    """The reference passing, and each probe as ``statuses`` says (else killed)."""
+    found = [outcome("reference", Status.PASS)]
+    for probe in PROBES:
+        status = statuses.get(probe.name.replace("-", "_"), Status.FAIL)
+        if probe.kind == "copy":
+            status = Status.PASS
+        crossed = "same" if probe.kind == "copy" else probe.name
+        found.append(outcome(probe.source, status, crossed=crossed))
+    return found
+
+
+def test_tests_that_kill_every_probe_are_not_flagged() -> None:
+    (h,) = assess([PROBLEM], PROBES, graded(), default_limit=60)
+    assert h.flags == ()
+    assert (h.mutants, h.killed, h.score) == (2, 2, 1.0)
+    assert h.nulls == ("null-pass", "null-none")
+    assert h.nulls_passed == ()
+    assert h.headroom == 120
+
+
+def test_a_passing_null_makes_the_tests_weak() -> None:
+    (h,) = assess([PROBLEM], PROBES, graded(null_none=Status.PASS), default_limit=60)
+    assert h.flags == (Flag.WEAK,)
+    assert h.nulls_passed == ("null-none",)
+
+
+def test_a_survivor_with_other_values_is_weak_one_with_the_same_is_not() -> None:
+    outcomes = graded(mutant_1=Status.PASS, mutant_2=Status.PASS)
+    outcomes = [
+        o if o.source != "model:mutant-2" else outcome(o.source, Status.PASS, crossed="same")
+        for o in outcomes
+    ]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert h.flags == (Flag.WEAK,)
+    assert h.score == 0.0
+    assert [(s.name, s.equivalent) for s in h.survivors] == [
+        ("mutant-1", False),
+        ("mutant-2", True),
+    ]
+    assert [s.name for s in h.wrongly_accepted] == ["mutant-1"]
+
+
+def test_only_likely_equivalent_survivors_are_not_weak() -> None:
+    outcomes = [
+        outcome(o.source, Status.PASS, crossed="same") if o.source == "model:mutant-1" else o
+        for o in graded()
+    ]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert h.flags == ()
+    assert h.score == 0.5
+
+
+def test_survivors_cannot_be_compared_without_the_copys_digest() -> None:
+    outcomes = [
+        outcome(o.source, Status.PASS, crossed="")
+        if o.source == "model:reference-copy"
+        else (outcome(o.source, Status.PASS, crossed="x") if o.source == "model:mutant-1" else o)
+        for o in graded()
+    ]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert [s.equivalent for s in h.survivors] == [None]
+    assert Flag.WEAK not in h.flags
+
+
+def test_repeats_that_disagree_are_flaky() -> None:
+    outcomes = [*graded(), outcome("reference", Status.FAIL, attempt=1)]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert h.verdicts == ("pass", "fail")
+    assert Flag.FLAKY in h.flags
+
+
+@pytest.mark.parametrize(
+    ("duration", "limit", "slow"),
+    [(1.0, HEADROOM * 1.0 + 0.1, False), (1.0, HEADROOM * 1.0 - 0.1, True), (0.0, 1.0, False)],
+)
+def test_headroom(duration: float, limit: float, slow: bool) -> None:
+    outcomes = [
+        outcome("reference", Status.PASS, duration_s=duration),
+        *graded()[1:],
+    ]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=limit)
+    assert (Flag.SLOW in h.flags) is slow
+
+
+def test_the_problems_own_limit_wins() -> None:
+    problem = Problem(**{**PROBLEM.__dict__, "timeout": 1.0})
+    (h,) = assess([problem], PROBES, graded(), default_limit=600)
+    assert h.limit_s == 1.0
+    assert Flag.SLOW in h.flags
+
+
+def test_graded_in_process_is_unsafe_with_its_reason() -> None:
+    note = "graded in the solution's process: its tests write a file it reads; refused x"
+    outcomes = [
+        outcome(o.source, o.status, graded="in-process", note=note)
+        if o.source.startswith("model:")
+        else o
+        for o in graded()
+    ]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert Flag.UNSAFE in h.flags
+    assert h.graded_why == "its tests write a file it reads"
+
+
+def test_network_and_data() -> None:
+    reached = outcome(
+        "reference",
+        Status.PASS,
+        parts=(Part("test_a", "pass", "[harness: reached for the network: socket.connect('x')]"),),
+    )
+    (h,) = assess([PROBLEM], PROBES, [reached, *graded()[1:]], default_limit=60)
+    assert Flag.NETWORK in h.flags
+    assert "socket.connect" in h.needs_evidence
+    failed = outcome(
+        "reference", Status.ERROR, exc_type="urllib.error.URLError", message="<urlopen error>"
+    )
+    (h,) = assess([PROBLEM], PROBES, [failed, *graded()[1:]], default_limit=60)
+    assert h.flags == (Flag.REFERENCE_FAILS, Flag.NETWORK)
+
+
+def test_a_failing_reference_proves_nothing_of_its_probes() -> None:
+    outcomes = [outcome("reference", Status.FAIL), *graded(null_pass=Status.PASS)[1:]]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert h.flags == (Flag.REFERENCE_FAILS,)
+
+
+def test_combos_where_the_reference_did_not_run_are_left_out() -> None:
+    outcomes = [*graded(), outcome("reference", Status.SKIPPED, combo="old")]
+    assert [h.combo for h in assess([PROBLEM], PROBES, outcomes, default_limit=60)] == ["new"]
+
+
+def test_a_mutant_killed_then_surviving_is_weakened() -> None:
+    old = [outcome(o.source, o.status, combo="old", crossed=o.crossed) for o in graded()]
+    new = graded(mutant_2=Status.PASS)
+    outcomes = [*old, *new]
+    healths = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    versions = {
+        "old": {"pandas": "2.1.0", "python": "3.11"},
+        "new": {"pandas": "2.2.0", "python": "3.11"},
+    }
+    (w,) = weakened(healths, PROBES, outcomes, versions)
+    assert (w.mutant, w.killed_in, w.survived_in, w.versions) == (
+        "mutant-2",
+        "old",
+        "new",
+        ("2.1.0", "2.2.0"),
+    )
+    assert counts(healths, [w])["weakened"] == 1
+    # surviving first, then killed: strengthened, not weakened
+    assert (
+        weakened(healths, PROBES, outcomes, {"old": versions["new"], "new": versions["old"]}) == []
+    )
