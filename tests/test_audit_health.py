@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from harness.audit.health import HEADROOM, Flag, assess, counts, weakened
+from harness.audit.health import HEADROOM, Flag, assess, counts, to_confirm, weakened
 from harness.audit.probes import Probe
 from harness.core.problem import Problem
 from harness.core.results import Outcome, Part, Status
@@ -188,3 +188,58 @@ def test_a_mutant_killed_then_surviving_is_weakened() -> None:
     assert (
         weakened(healths, PROBES, outcomes, {"old": versions["new"], "new": versions["old"]}) == []
     )
+
+
+def test_survivors_of_a_problem_whose_own_values_vary_cannot_be_judged() -> None:
+    outcomes = graded(mutant_1=Status.PASS)
+    (second,) = to_confirm([PROBLEM], PROBES, outcomes)
+    assert (second.name, second.code, second.source) == (
+        "reference-copy-2",
+        PROBLEM.reference_code,
+        "model:reference-copy-2",
+    )
+    varies = outcome("model:reference-copy-2", Status.PASS, crossed="other")
+    (h,) = assess([PROBLEM], [*PROBES, second], [*outcomes, varies], default_limit=60)
+    assert [s.equivalent for s in h.survivors] == [None]
+    assert Flag.WEAK not in h.flags
+    stable = outcome("model:reference-copy-2", Status.PASS, crossed="same")
+    (h,) = assess([PROBLEM], [*PROBES, second], [*outcomes, stable], default_limit=60)
+    assert [s.equivalent for s in h.survivors] == [False]
+    assert Flag.WEAK in h.flags
+
+
+def test_nothing_to_confirm_where_survivors_match_the_copy() -> None:
+    outcomes = [
+        outcome(o.source, Status.PASS, crossed="same") if o.source == "model:mutant-1" else o
+        for o in graded()
+    ]
+    assert to_confirm([PROBLEM], PROBES, outcomes) == []
+
+
+def test_the_repeats_grade_the_reference_as_an_answer() -> None:
+    again = [
+        outcome("model:reference-copy", Status.PASS, crossed="same", attempt=1),
+        outcome("model:reference-copy", Status.FAIL, crossed="x", attempt=2),
+    ]
+    (h,) = assess([PROBLEM], PROBES, [*graded(), *again], default_limit=60)
+    assert h.verdicts == ("pass", "pass", "fail")
+    assert h.flags == (Flag.FLAKY,)
+
+
+def test_a_reference_whose_values_vary_is_nondeterministic() -> None:
+    again = outcome("model:reference-copy", Status.PASS, crossed="other", attempt=1)
+    (h,) = assess([PROBLEM], PROBES, [*graded(mutant_1=Status.PASS), again], default_limit=60)
+    assert h.values_vary
+    assert h.flags == (Flag.NONDETERMINISTIC,)  # and its survivor cannot be judged
+    assert [s.equivalent for s in h.survivors] == [None]
+
+
+def test_repeats_count_only_where_the_copy_gives_the_references_verdict() -> None:
+    outcomes = [
+        o if o.source != "model:reference-copy" else outcome(o.source, Status.ERROR)
+        for o in graded()
+    ]
+    again = outcome("model:reference-copy", Status.ERROR, attempt=1)
+    (h,) = assess([PROBLEM], PROBES, [*outcomes, again], default_limit=60)
+    assert h.verdicts == ("pass",)
+    assert Flag.FLAKY not in h.flags

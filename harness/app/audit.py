@@ -4,8 +4,9 @@ in each combo of the matrix?
 One audit is one run (``results/<run-id>/``, every report a run has) whose solutions are
 the references and their probes (:mod:`harness.audit.probes`: null answers, mutants and
 the reference as an answer, all graded as untrusted answers), then ``repeats - 1`` more
-runs of the references alone (``repeats/<k>/``), each under another hash seed and with
-the problems in reverse order (their random seeds differ in every run). What the
+runs of the references alone, each graded as an answer (``repeats/<k>/``), under another
+hash seed and with the problems in reverse order (their random seeds differ in every
+run): do its verdict and the values it sends its check stay the same? What the
 outcomes say (:mod:`harness.audit.health`) is written to ``audit.json`` and
 ``audit.md``; with ``bisect``, each weakened test is bisected to the release of its
 library that weakened it.
@@ -21,7 +22,6 @@ from harness.app import plan
 from harness.app import run as main_job
 from harness.audit import health, probes
 from harness.audit.files import AuditFiles
-from harness.core.problem import REFERENCE
 from harness.core.results import write_json
 from harness.envs import workspace
 from harness.envs.build import EnvBuilder
@@ -119,8 +119,16 @@ def audit(
     results = job.run_dir.root.parent
     outcomes = job.run_dir.read_all()
     with workspace.exclusive(results, f"audit {job.run_dir.run_id}"):
+        # with no repeats to tell, are the reference's own values the same each run?
+        second = health.to_confirm(job.problems, made, outcomes) if repeats == 1 else []
+        if second:
+            again = _confirm(job, second, files.confirm)
+            execute(again, builder, progress)
+            outcomes += again.run_dir.read_all()
+            made = [*made, *second]
+            probes.write(files.probes, made)
         for k in range(1, repeats):
-            again = _repeat(job, k, files.repeat(k))
+            again = _repeat(job, k, made, files.repeat(k))
             execute(again, builder, progress)
             outcomes += [replace(o, attempt=k) for o in again.run_dir.read_all()]
     healths = health.assess(job.problems, made, outcomes, default_limit=job.options.timeout)
@@ -135,14 +143,28 @@ def audit(
     return Audited(tuple(healths), tuple(found), len(made), files.markdown, job.run_dir.report_html)
 
 
-def _repeat(job: Job, k: int, run_dir: RunDir) -> Job:
-    """The ``k``-th repeat of ``job``'s references: another hash seed, the problems in
-    reverse order, its outcomes in ``run_dir``."""
+def _confirm(job: Job, second: Sequence[probes.Probe], run_dir: RunDir) -> Job:
+    """A run of the second copies alone, in ``run_dir``."""
+    run_dir.root.mkdir(parents=True, exist_ok=True)
+    ids = {p.problem_id for p in second}
+    return replace(
+        job,
+        problems=[p for p in job.problems if p.id in ids],
+        solutions=[p.solution() for p in second],
+        run_dir=run_dir,
+        resume=False,
+    )
+
+
+def _repeat(job: Job, k: int, made: Sequence[probes.Probe], run_dir: RunDir) -> Job:
+    """The ``k``-th repeat of ``job``'s references, each graded as an answer (its verdict,
+    and the values it sends its check): another hash seed, the problems in reverse order,
+    its outcomes in ``run_dir``."""
     run_dir.root.mkdir(parents=True, exist_ok=True)
     return replace(
         job,
         problems=list(reversed(job.problems)),
-        solutions=[s for s in job.solutions if s.source == REFERENCE],
+        solutions=[p.solution() for p in made if p.name == probes.COPY],
         run_dir=run_dir,
         options=replace(job.options, env=(*job.options.env, (HASH_SEED, str(k)))),
         resume=False,
@@ -196,7 +218,8 @@ def _settings(job: Job, made: Sequence[probes.Probe], repeats: int) -> dict[str,
 
 def read_outcomes(run: RunDir) -> list[Outcome]:
     """A finished audit's outcomes, its repeats' with their attempt numbers."""
-    outcomes = run.read_all()
-    for k, again in AuditFiles(run).repeats():
+    files = AuditFiles(run)
+    outcomes = run.read_all() + files.confirm.read_all()
+    for k, again in files.repeats():
         outcomes += [replace(o, attempt=k) for o in again.read_all()]
     return outcomes

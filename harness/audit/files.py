@@ -4,6 +4,7 @@ files are :class:`~harness.execute.rundir.RunDir`'s)::
     audit-probes.jsonl   the answers the audit graded besides the references, one a line
     audit.json           what it found of each problem's tests (harness.audit.health)
     audit.md             the same, to read, with the surviving mutants' diffs
+    confirm/             the second copies of the reference, where survivors need them
     repeats/<k>/         its further runs of the references, each a run directory
 """
 
@@ -35,6 +36,11 @@ class AuditFiles:
     @property
     def markdown(self) -> Path:
         return self.run.root / "audit.md"
+
+    @property
+    def confirm(self) -> RunDir:
+        """The run of the second copies of references (``health.to_confirm``)."""
+        return RunDir(self.run.root / "confirm")
 
     def repeat(self, k: int) -> RunDir:
         """The ``k``-th further run of the references (1, 2, …)."""

@@ -9,7 +9,9 @@ included) and its probes' (:mod:`harness.audit.probes`):
   one whose values differ is a wrong answer the tests accept. ``weak``: a null passes,
   or a survivor is a wrong answer the tests accept.
 - **deterministic**: the reference's verdicts over its repeats (other random seeds, other
-  hash seeds, the batch in another order) agree; else ``flaky``.
+  hash seeds, the batch in another order; each repeat grades the reference as an answer)
+  agree, else ``flaky``; and the values it sends the check are the same in every run,
+  else ``nondeterministic`` (inputs drawn unseeded: answers' verdicts may be weather).
 - **within time**: the limit is at least :data:`HEADROOM` times the reference's slowest
   run here; else ``slow`` (a slower machine would turn right answers into timeouts).
 - **safe to grade**: its answers crossed the boundary to be graded; else ``unsafe``,
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.analysis.causes import Cause, diagnose
 from harness.analysis.drift import era_order
-from harness.audit.probes import COPY, Probe
+from harness.audit.probes import COPY, SECOND_COPY, Probe
 from harness.core.problem import MODEL_PREFIX, REFERENCE
 from harness.core.results import Status
 
@@ -55,6 +57,7 @@ class Flag(str, enum.Enum):
 
     WEAK = "weak"
     FLAKY = "flaky"
+    NONDETERMINISTIC = "nondeterministic"
     SLOW = "slow"
     UNSAFE = "unsafe"
     NETWORK = "network-bound"
@@ -75,7 +78,8 @@ class Survivor:
     description: str
     diff: str
     # its values as they crossed were the reference copy's own: likely equivalent. None:
-    # cannot tell (graded in one process, or the copy did not pass)
+    # cannot tell (graded in one process, the copy did not pass, or the reference's own
+    # values vary from run to run)
     equivalent: bool | None
 
 
@@ -88,6 +92,7 @@ class Health:
     library: str
     reference: str  # the reference's status (its first run)
     verdicts: tuple[str, ...] = ()  # the reference's statuses over every repeat
+    values_vary: bool = False  # the reference's values differ from one run to the next
     nulls: tuple[str, ...] = ()  # the null answers graded
     nulls_passed: tuple[str, ...] = ()  # ... and those the tests passed
     mutants: int = 0  # mutants graded (neither skipped nor refused an env)
@@ -185,9 +190,21 @@ def _health(
 ) -> Health:
     graded = {o.source: o for o in ran if o.source.startswith(MODEL_PREFIX) and o.attempt == 0}
     first = references[0]
-    verdicts = tuple(o.status.value for o in references)
+    copies = sorted(
+        (o for o in ran if o.source in (MODEL_PREFIX + COPY, MODEL_PREFIX + SECOND_COPY)),
+        key=lambda o: (o.attempt, o.source),
+    )
     copy = graded.get(MODEL_PREFIX + COPY)
+    verdicts = tuple(o.status.value for o in references)
+    if copy is not None and copy.status is first.status:
+        # the repeats grade the reference as an answer: where that gives the reference's
+        # own verdict, their verdicts are the reference's
+        verdicts += tuple(o.status.value for o in copies if o.attempt > 0)
+    digests = {o.crossed for o in copies if o.status is Status.PASS and o.crossed}
+    values_vary = len(digests) > 1
     base = copy.crossed if copy is not None and copy.status is Status.PASS else ""
+    if values_vary:
+        base = ""  # the reference's own values vary between runs: cannot tell
     nulls, nulls_passed, survivors = [], [], []
     mutants = killed = 0
     for probe in probes:
@@ -218,6 +235,7 @@ def _health(
         library=first.library or problem.library,
         reference=first.status.value,
         verdicts=verdicts,
+        values_vary=values_vary,
         nulls=tuple(nulls),
         nulls_passed=tuple(nulls_passed),
         mutants=mutants,
@@ -256,6 +274,8 @@ def _flagged(h: Health) -> Health:
     if h.reference != Status.PASS.value:
         flags.append(Flag.REFERENCE_FAILS)
     else:
+        if h.values_vary:
+            flags.append(Flag.NONDETERMINISTIC)
         if h.nulls_passed or h.wrongly_accepted:
             flags.append(Flag.WEAK)
         if h.headroom is not None and h.headroom < HEADROOM:
@@ -265,6 +285,32 @@ def _flagged(h: Health) -> Health:
     if h.needs:
         flags.append(Flag.NETWORK if h.needs == "network" else Flag.DATA)
     return Health(**{**h.__dict__, "flags": tuple(flags)})
+
+
+def to_confirm(
+    problems: Sequence[Problem], probes: Sequence[Probe], outcomes: Iterable[Outcome]
+) -> list[Probe]:
+    """The second copies to grade: of each problem with a survivor whose values differ
+    from the first copy's, in some combo (are the reference's own values stable?)."""
+    graded = {(o.problem_id, o.combo, o.source): o for o in outcomes if o.attempt == 0}
+    copies = {(p, c): o for (p, c, s), o in graded.items() if s == MODEL_PREFIX + COPY}
+    mutants = {(p.problem_id, p.source) for p in probes if p.kind == "mutant"}
+    unsure = {
+        p
+        for (p, c, s), o in graded.items()
+        if (p, s) in mutants
+        and o.status is Status.PASS
+        and (copy := copies.get((p, c))) is not None
+        and copy.status is Status.PASS
+        and o.crossed != copy.crossed
+    }
+    return [
+        Probe(problem.id, SECOND_COPY, p.code)
+        for problem in problems
+        if problem.id in unsure
+        for p in probes
+        if p.problem_id == problem.id and p.name == COPY
+    ]
 
 
 def weakened(

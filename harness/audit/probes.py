@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 NULL = "null-"
 MUTANT = "mutant-"
 COPY = "reference-copy"
+# the reference as an answer once more, where a survivor's values differ from the first
+# copy's: if the two copies differ too, the problem's values vary from run to run (inputs
+# drawn unseeded), and a digest cannot tell an equivalent mutant from a wrong one
+SECOND_COPY = "reference-copy-2"
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Probe:
 
     @property
     def kind(self) -> str:
-        """``null``, ``mutant`` or ``copy``."""
+        """``null``, ``mutant`` or ``copy`` (either copy)."""
         if self.name.startswith(NULL):
             return "null"
         return "mutant" if self.name.startswith(MUTANT) else "copy"

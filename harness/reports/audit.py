@@ -21,6 +21,8 @@ SHOWN = 40
 MEANING = {
     Flag.WEAK: "a null answer passes, or a mutant computing other values than the reference's",
     Flag.FLAKY: "the reference's verdict changes between runs (seeds, hash seeds, order)",
+    Flag.NONDETERMINISTIC: "the reference's values change between runs: unseeded inputs, "
+    "so answers' verdicts may be weather",
     Flag.SLOW: f"the time limit is less than {HEADROOM:g}× the reference's time here",
     Flag.UNSAFE: "answers graded in their own process, beside their tests",
     Flag.NETWORK: "reached for the network, which the sandbox (and upstream's CI) may lack",
@@ -114,6 +116,7 @@ def markdown(healths: Sequence[Health], found: Sequence[Weakened]) -> str:
         *_weak(healths),
         *_equivalents(healths),
         *_listed(healths, Flag.FLAKY, lambda h: "verdicts " + ", ".join(h.verdicts)),
+        *_listed(healths, Flag.NONDETERMINISTIC, lambda h: "verdicts " + ", ".join(h.verdicts)),
         *_listed(
             healths,
             Flag.SLOW,

@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import importlib
 import sys
+import types
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..allowlist import Allowlist, shipped_allowlist
@@ -113,8 +114,8 @@ class Guard:
         self.resident = Resident(sandboxed, limits, place or {}, recorder is not None)
         self.calls = CallState()  # what calls across the boundary share (crossing_*.py)
         self.refused_names: set[str] = set()  # values of the solution's module refused
-        # every value the solution's process sent back, in order: two answers whose
-        # digests agree gave the check the same values (the audit's likely equivalents)
+        # the data the solution's process sent back, in order: two answers whose digests
+        # agree gave the check the same values (the audit's likely equivalents)
         self.crossed = hashlib.sha256()
 
     def builtins(self) -> dict[str, Any]:
@@ -160,9 +161,6 @@ class Guard:
         """The solution's report on ``request``; each callback it makes meanwhile to what
         the check lent it is answered here (``_answer``)."""
         report, blobs = self.resident.ask(request, self._answer)
-        self.crossed.update(str(report.get("kind")).encode())
-        for blob in blobs:
-            self.crossed.update(len(blob).to_bytes(8, "big") + blob)
         if report.get("kind") == "declined":
             self.resident.retire()
             raise GuardError(
@@ -247,7 +245,14 @@ class Guard:
                 ) from None
             self.lost.append("%s could not be received: %s" % (name, exc))
             return
+        self._digest(name, blob, value)
         env[name] = value
+
+    def _digest(self, label: str, blob: bytes, value: Any) -> None:
+        """Count a value the solution sent back in ``crossed``, if it is data: its own
+        functions and classes are code, which an equivalent answer may write otherwise."""
+        if not isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
+            self.crossed.update(label.encode() + b"\0" + len(blob).to_bytes(8, "big") + blob)
 
     def _apply_figures(
         self, report: Json, rest: list[bytes], bundled: list[str] | None, env: dict[str, Any]
@@ -265,7 +270,7 @@ class Guard:
         for blob in rest:
             try:
                 # re-registers itself with pyplot
-                admission.admit(blob, self.allowlist, self.usage)
+                self._digest("<figure>", blob, admission.admit(blob, self.allowlist, self.usage))
             except admission.RefusedError as exc:
                 self.refused.append("a figure: %s" % exc)
                 raise GuardRefusedError("a figure was refused: %s" % exc) from None
@@ -300,6 +305,7 @@ class Guard:
             or sorted(admitted[1]) != sorted(bundled)
         ):
             raise GuardRefusedError("the figures came back in a shape they are not sent in")
+        self._digest("<bundle>", rest[0], admitted)
         env.update(admitted[1])
         return rest[1:]
 
@@ -484,6 +490,7 @@ class Guard:
         if not isinstance(returned, tuple) or len(returned) != 4:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
         value, state, figures, written = returned  # figures re-registered as admitted
+        self._digest("<returned>", blobs[0], value)
         crossing_context.after_call(state)
         originals = self.calls.write_back(written, figures, open_before)
         value = crossing_handed.as_originals(value, originals)
