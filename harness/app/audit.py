@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING
 
 from harness import reports
 from harness.app import plan
-from harness.app import run as main_job
 from harness.audit import health, probes
 from harness.audit.files import AuditFiles
 from harness.core.results import write_json
 from harness.envs import workspace
 from harness.envs.build import EnvBuilder
-from harness.execute.job import execute
+from harness.execute.job import execute, mark_finished, require_sandbox
 from harness.execute.progress import reporter
 from harness.execute.runner import Execution
 from harness.labs import bisection
@@ -110,27 +109,39 @@ def audit_request(
 def audit(
     job: Job, made: Sequence[probes.Probe], progress: Reporter, *, repeats: int, bisect: bool
 ) -> Audited:
-    """Run ``job`` (references and ``made``), its repeats, then assess and write."""
+    """Run ``job`` (references and ``made``), its repeats, then assess and write: one
+    audit at a time per results directory, checked writable first; probes do not start
+    where they could not run in the sandbox (they are answers), unless allowed."""
+    asked = require_sandbox(job)
+    if asked is not None and asked.error:
+        progress.log(f"could not ask the env side whether it can sandbox answers ({asked.error})")
+    results = job.run_dir.root.parent
+    workspace.check_writable(results)
+    with workspace.exclusive(results, f"audit {job.run_dir.run_id}"):
+        return _audit(job, made, progress, repeats, bisect)
+
+
+def _audit(
+    job: Job, made: Sequence[probes.Probe], progress: Reporter, repeats: int, bisect: bool
+) -> Audited:
     job.run_dir.root.mkdir(parents=True, exist_ok=True)
     files = AuditFiles(job.run_dir)
     probes.write(files.probes, made)
-    main_job.run(job, progress)
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=progress.log)
-    results = job.run_dir.root.parent
+    execute(job, builder, progress)
     outcomes = job.run_dir.read_all()
-    with workspace.exclusive(results, f"audit {job.run_dir.run_id}"):
-        # with no repeats to tell, are the reference's own values the same each run?
-        second = health.to_confirm(job.problems, made, outcomes) if repeats == 1 else []
-        if second:
-            again = _confirm(job, second, files.confirm)
-            execute(again, builder, progress)
-            outcomes += again.run_dir.read_all()
-            made = [*made, *second]
-            probes.write(files.probes, made)
-        for k in range(1, repeats):
-            again = _repeat(job, k, made, files.repeat(k))
-            execute(again, builder, progress)
-            outcomes += [replace(o, attempt=k) for o in again.run_dir.read_all()]
+    # with no repeats to tell, are the reference's own values the same each run?
+    second = health.to_confirm(job.problems, made, outcomes) if repeats == 1 else []
+    if second:
+        again = _confirm(job, second, files.confirm)
+        execute(again, builder, progress)
+        outcomes += again.run_dir.read_all()
+        made = [*made, *second]
+        probes.write(files.probes, made)
+    for k in range(1, repeats):
+        again = _repeat(job, k, made, files.repeat(k))
+        execute(again, builder, progress)
+        outcomes += [replace(o, attempt=k) for o in again.run_dir.read_all()]
     healths = health.assess(job.problems, made, outcomes, default_limit=job.options.timeout)
     envs = job.run_dir.read_envs([c.id for c in job.combos])
     versions = {c: {**e.library_versions(), "python": e.python} for c, e in envs.items()}
@@ -140,6 +151,7 @@ def audit(
     write_json(files.json, audit_report.to_json(healths, found, _settings(job, made, repeats)))
     files.markdown.write_text(audit_report.markdown(healths, found), encoding="utf-8")
     reports.write_reports(job.run_dir, problems=job.problems)  # report.html's tests column
+    mark_finished(job)
     return Audited(tuple(healths), tuple(found), len(made), files.markdown, job.run_dir.report_html)
 
 
