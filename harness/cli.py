@@ -226,10 +226,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 @command(
     "issue-text", "what is new since the last run, for the nightly issue", o.RUN_DIR.bare,
-    o.RELEASES,
+    o.RELEASES, o.AUDIT_JSON, o.AUDIT_BEFORE,
 )  # fmt: skip
 def cmd_issue_text(args: argparse.Namespace) -> int:
-    print(nightly.issue_text_of(RunDir(Path(args.run_dir)), _path(args.releases)), end="")
+    audits = _path(args.audit), _path(args.audit_before)
+    print(nightly.issue_text_of(RunDir(Path(args.run_dir)), _path(args.releases), *audits), end="")
     return 0
 
 

@@ -372,7 +372,7 @@ QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output"
 # harness audit: what to audit, and how its answers run (never without the guard: its
 # probes are answers, graded apart from their checks)
 AUDIT = (
-    *SELECT_COMBOS, PROBLEMS, LIBRARY, PROBLEM_ID, LIMIT, SHARD, MUTANTS, SEED, AUDIT_REPEATS,
+    *SELECT_COMBOS, OWN_ENVS, PROBLEMS, LIBRARY, PROBLEM_ID, LIMIT, SHARD, MUTANTS, SEED, AUDIT_REPEATS,
     AUDIT_BISECT, RESULTS, RUN_ID, ENV_DIR, PYTHON_DOWNLOADS, JOBS, BURST_JOBS, TIMEOUT, MEMORY_MB,
     ISOLATION, FRESH_FOR, ALLOW_UNSANDBOXED_ANSWERS, QUIET,
 )  # fmt: skip
@@ -471,6 +471,14 @@ GITHUB = Option(("--github",), action="store_true", help="compact JSON for fromJ
 SOURCES = Option(("sources",), nargs="+", help="run directories (downloaded artifacts)")
 INTO = Option(("--into",), required=True, help="results/<run-id> to write")
 RELEASES = Option(("--releases",), help="releases.json from harness releases")
+AUDIT_JSON = Option(
+    ("--audit",), metavar="AUDIT_JSON", help="audit.json of tonight's harness audit: its news too"
+)
+AUDIT_BEFORE = Option(
+    ("--audit-before",),
+    metavar="AUDIT_JSON",
+    help="an earlier night's audit.json: only problems flagged since (ignored if absent)",
+)
 
 # -- guard allowlist -------------------------------------------------------------------------
 

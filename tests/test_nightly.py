@@ -433,7 +433,7 @@ SWITCH = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
 PREPARE = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 GATE = "harness doctor --check sandbox"
 # the commands that execute solutions, model answers among them
-EXECUTING = ("harness run", "harness bisect")
+EXECUTING = ("harness run", "harness bisect", "harness audit")
 
 
 def _runs(job: dict[str, Any]) -> list[str]:
@@ -453,7 +453,7 @@ def test_every_job_that_runs_solutions_lets_the_sandbox_in_first() -> None:
         for name, job in jobs.items()
         if any(command in run for run in _runs(job) for command in EXECUTING)
     }
-    assert sorted(executing) == ["report", "run"]
+    assert sorted(executing) == ["audit", "report", "run"]
     for name, runs in executing.items():
         prepare, gate = _first(runs, PREPARE), _first(runs, GATE)
         harness = [i for i, run in enumerate(runs) if "harness " in run and i != gate]
@@ -463,7 +463,7 @@ def test_every_job_that_runs_solutions_lets_the_sandbox_in_first() -> None:
 
 
 @pytest.mark.parametrize("present", [True, False])
-@pytest.mark.parametrize("job", ["run", "report"])
+@pytest.mark.parametrize("job", ["run", "audit", "report"])
 def test_the_preparing_step_sets_the_switch_only_where_the_kernel_has_it(
     tmp_path: Path, job: str, present: bool
 ) -> None:

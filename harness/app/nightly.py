@@ -24,11 +24,13 @@ from harness.analysis.history import connect
 from harness.analysis.summary import read as read_summary
 from harness.analysis.trends import DEFAULT_NIGHTS
 from harness.app import shards as shards_mod
+from harness.audit import files
 from harness.core.errors import HarnessError, UsageError
 from harness.core.results import OutcomeWriter, read_outcomes, write_json
 from harness.execute.rundir import RunDir, RunManifest
 from harness.matrix import releases, spec
 from harness.matrix.selection import select_combos
+from harness.reports import audit as audit_report
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -345,10 +347,25 @@ def _summary_of(run: RunDir) -> Summary:
     return found
 
 
-def issue_text_of(run: RunDir, releases: Path | None = None) -> str:
+def issue_text_of(
+    run: RunDir,
+    releases: Path | None = None,
+    audit: Path | None = None,
+    audit_before: Path | None = None,
+) -> str:
     """``harness issue-text``: :func:`issue_text` of the run's summary, with the release
-    news ``releases`` (default: the run's own ``releases.json``)."""
-    return issue_text(_summary_of(run), run.read_releases(releases))
+    news ``releases`` (default: the run's own ``releases.json``); with ``audit`` (an
+    audit's audit.json), the problems newly flagged since ``audit_before`` (an earlier
+    one, if there is one) after it."""
+    text = issue_text(_summary_of(run), run.read_releases(releases))
+    if audit is None:
+        return text
+    before = files.flagged(audit_before) if audit_before and audit_before.is_file() else None
+    section = audit_report.news(files.flagged(audit), before)
+    if not section:
+        return text
+    head = [] if text else [f"## Nightly run `{run.run_id}`", ""]
+    return "\n".join([*([text.rstrip("\n"), ""] if text else head), *section])
 
 
 def annotations_of(run: RunDir) -> list[str]:

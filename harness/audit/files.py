@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import RunFileError
 from harness.execute.rundir import RunDir
@@ -56,13 +56,33 @@ class AuditFiles:
     def cells(self) -> dict[str, str]:
         """Each audited problem's tests in a few words (report.html's column); empty
         when the run is not an audit."""
-        if not self.json.is_file():
+        cells = _read(self.json, "cells")
+        if cells is None:
             return {}
-        try:
-            data = json.loads(self.json.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise RunFileError(str(self.json), None, f"not JSON ({exc})") from None
-        cells = data.get("cells") if isinstance(data, dict) else None
         if not isinstance(cells, dict) or not all(isinstance(v, str) for v in cells.values()):
             raise RunFileError(str(self.json), "cells", "not an object of strings")
         return {str(k): v for k, v in cells.items()}
+
+
+def flagged(path: Path) -> dict[str, list[str]]:
+    """The problems each flag names in the audit.json at ``path`` (an audit's, or a copy
+    kept from an earlier night)."""
+    named = _read(path, "flagged")
+    if named is None:
+        raise RunFileError(str(path), None, "not found, or not an audit.json")
+    if not isinstance(named, dict) or not all(
+        isinstance(v, list) and all(isinstance(p, str) for p in v) for v in named.values()
+    ):
+        raise RunFileError(str(path), "flagged", "not an object of lists of problem ids")
+    return {str(k): list(v) for k, v in named.items()}
+
+
+def _read(path: Path, key: str) -> Any:
+    """``key`` of the JSON object at ``path``; None when there is no such file or key."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise RunFileError(str(path), None, f"not JSON ({exc})") from None
+    return data.get(key) if isinstance(data, dict) else None

@@ -23,7 +23,6 @@ import zlib
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.audit.mutants import mutants
 from harness.benchmarks import registry
 from harness.core.errors import RunFileError
 from harness.core.problem import MODEL_PREFIX, Solution
@@ -95,6 +94,9 @@ def seed_of(problem: Problem, seed: int) -> int:
 
 def probes_of(problem: Problem, *, limit: int = 5, seed: int = 0) -> tuple[Probe, ...]:
     """The probes of one problem; none where its benchmark declares no audit."""
+    # LibCST takes half a second to load: only making probes pays it, not reading them
+    from harness.audit.mutants import mutants  # noqa: PLC0415
+
     audit = registry.audit_of(problem)
     if audit is None:
         return ()

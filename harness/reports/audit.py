@@ -40,6 +40,7 @@ def to_json(
         "counts": counts(healths, found),
         "scores": score_summary(healths),
         "cells": cells(healths),
+        "flagged": flagged(healths, found),
         "problems": [h.to_dict() for h in healths],
         "weakened": [w.to_dict() for w in found],
     }
@@ -66,6 +67,37 @@ def _bucket(score: float) -> str:
     if score >= 0.8:
         return "0.8–1"
     return "0.5–0.8" if score >= 0.5 else "<0.5"
+
+
+def flagged(healths: Sequence[Health], found: Sequence[Weakened] = ()) -> dict[str, list[str]]:
+    """The problems each flag names, in any combo (what the nightly compares night to night)."""
+    named: dict[str, set[str]] = {str(f): set() for f in Flag}
+    for h in healths:
+        for f in h.flags:
+            named[str(f)].add(h.problem_id)
+    named[str(Flag.WEAKENED)] = {w.problem_id for w in found}
+    return {flag: sorted(ids) for flag, ids in named.items()}
+
+
+# The flags the nightly issue reports when a problem newly carries one.
+NEWS = (Flag.WEAK, Flag.FLAKY, Flag.NONDETERMINISTIC, Flag.WEAKENED, Flag.SLOW, Flag.UNSAFE)
+
+
+def news(now: Mapping[str, Sequence[str]], before: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """The nightly issue's section: problems newly flagged since the audit ``before``
+    (every flagged one when there is none), flag by flag; [] when none is new."""
+    lines = []
+    for flag in NEWS:
+        new = sorted(set(now.get(str(flag), ())) - set((before or {}).get(str(flag), ())))
+        if new:
+            shown = ", ".join(f"`{p}`" for p in new[:20]) + (
+                f" and {len(new) - 20} more" if len(new) > 20 else ""
+            )
+            lines.append(f"- {flag} ({MEANING[flag]}): {shown}")
+    if not lines:
+        return []
+    since = "since the last audit" if before is not None else "in the first audit"
+    return [f"### Test health: newly flagged {since}", "", *lines, ""]
 
 
 def cells(healths: Sequence[Health]) -> dict[str, str]:
