@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from harness.audit.health import HEADROOM, Flag, assess, counts, to_confirm, weakened
+from harness.audit.health import HEADROOM, Flag, assess, counts, weakened, with_survivors
 from harness.audit.probes import Probe
 from harness.core.problem import Problem
 from harness.core.results import Outcome, Part, Status
@@ -192,28 +192,20 @@ def test_a_mutant_killed_then_surviving_is_weakened() -> None:
 
 def test_survivors_of_a_problem_whose_own_values_vary_cannot_be_judged() -> None:
     outcomes = graded(mutant_1=Status.PASS)
-    (second,) = to_confirm([PROBLEM], PROBES, outcomes)
-    assert (second.name, second.code, second.source) == (
-        "reference-copy-2",
-        PROBLEM.reference_code,
-        "model:reference-copy-2",
-    )
+    assert with_survivors(PROBES, outcomes) == {"set/1"}
+    second = Probe("set/1", "reference-copy-2", PROBLEM.reference_code)
     varies = outcome("model:reference-copy-2", Status.PASS, crossed="other")
     (h,) = assess([PROBLEM], [*PROBES, second], [*outcomes, varies], default_limit=60)
     assert [s.equivalent for s in h.survivors] == [None]
-    assert Flag.WEAK not in h.flags
+    assert h.flags == (Flag.NONDETERMINISTIC,)
     stable = outcome("model:reference-copy-2", Status.PASS, crossed="same")
     (h,) = assess([PROBLEM], [*PROBES, second], [*outcomes, stable], default_limit=60)
     assert [s.equivalent for s in h.survivors] == [False]
-    assert Flag.WEAK in h.flags
+    assert h.flags == (Flag.WEAK,)
 
 
-def test_nothing_to_confirm_where_survivors_match_the_copy() -> None:
-    outcomes = [
-        outcome(o.source, Status.PASS, crossed="same") if o.source == "model:mutant-1" else o
-        for o in graded()
-    ]
-    assert to_confirm([PROBLEM], PROBES, outcomes) == []
+def test_no_survivors_nothing_to_judge() -> None:
+    assert with_survivors(PROBES, graded()) == set()
 
 
 def test_the_repeats_grade_the_reference_as_an_answer() -> None:

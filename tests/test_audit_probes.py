@@ -59,6 +59,14 @@ def test_mutants_are_seeded_per_problem() -> None:
     assert one != other
 
 
+def test_copies_come_later_and_twice_when_asked() -> None:
+    assert [p.name for p in probes.probes_of(problem(), limit=1, copy=False)][-1] == "mutant-1"
+    assert [(p.name, p.code) for p in probes.copies([problem()])] == [
+        ("reference-copy", problem().reference_code),
+        ("reference-copy-2", problem().reference_code),
+    ]
+
+
 def test_a_benchmark_without_an_audit_has_no_probes() -> None:
     assert probes.probes_of(problem(metadata={"format": "exeds"})) == ()
 

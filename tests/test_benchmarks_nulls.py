@@ -3,15 +3,16 @@ a program that runs, none doing the reference's work."""
 
 from __future__ import annotations
 
-import gzip
-import json
 import textwrap
 import warnings
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from harness.benchmarks import nulls
+from harness.benchmarks import nulls, registry
+from harness.core.problem import Problem
+from harness.problems import sets as problemsets
 from tests.conftest import DS1000_DIR
 
 DS1000 = DS1000_DIR / "ds1000.jsonl.gz"
@@ -43,6 +44,14 @@ def test_snippet_nulls_are_indented_as_the_reference() -> None:
     assert found["input"] == "    result = x\n"
     assert found["empty"].startswith(reference.rstrip() + "\n\n    def _harness_emptied")
     assert found["empty"].rstrip().endswith("    result = _harness_emptied(result)")
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["plt.plot(x, y)\nplt.legend()\n", "df.drop(columns='a', inplace=True)\n"],
+)
+def test_a_snippet_that_makes_no_result_has_one_null(reference: str) -> None:
+    assert nulls.snippet(reference) == {"pass": "pass\n"}
 
 
 def test_snippet_that_returns_empties_what_it_returns() -> None:
@@ -88,13 +97,13 @@ FUNCTION = textwrap.dedent(
 
 def test_function_nulls_replace_the_body_and_keep_the_rest() -> None:
     found = nulls.function(FUNCTION, "task_func")
-    assert set(found) == {"pass", "none", "input", "empty"}
+    assert set(found) == {"pass", "input", "empty"}  # an empty body returns None
     for name, code in found.items():
         namespace: dict[str, object] = {}
         exec(compile(code, f"<{name}>", "exec"), namespace)
         call = namespace["task_func"]
         assert callable(call)
-        assert call([1, 2]) == {"pass": None, "none": None, "input": [1, 2], "empty": []}[name]
+        assert call([1, 2]) == {"pass": None, "input": [1, 2], "empty": []}[name]
     assert '"""Doubled, scaled."""' in found["pass"]  # its docstring stays
     assert "def helper(v):" in found["pass"]
 
@@ -118,16 +127,18 @@ def test_imported_names_also_in_strings() -> None:
 
 
 @pytest.mark.skipif(not DS1000.is_file(), reason=f"DS-1000 is not at {DS1000}")
-def test_every_ds1000_reference_has_nulls_that_compile() -> None:
-    with gzip.open(DS1000, "rt", encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    inputs = 0
-    for row in rows:
-        found = nulls.snippet(
-            row["reference_code"], provided=nulls.imported_names(row["code_context"])
-        )
-        assert {"pass", "none", "empty"} <= set(found)
-        inputs += "input" in found
+def test_every_ds1000_problem_has_nulls_that_compile() -> None:
+    problems = problemsets.load_problems(problemsets.resolve([str(DS1000)]))
+    kinds: Counter[str] = Counter()
+    alone: Counter[str] = Counter()
+    for problem in problems:
+        audit = registry.audit_of(problem)
+        assert audit is not None
+        found = audit.nulls(problem)
+        kinds.update(found.keys())
+        assert {"pass", "none", "empty"} <= set(found) or set(found) == {"pass"}
+        if set(found) == {"pass"}:
+            alone[problem.library] += 1
         for code in found.values():
             indented = next(
                 line
@@ -137,4 +148,23 @@ def test_every_ds1000_reference_has_nulls_that_compile() -> None:
             with warnings.catch_warnings():  # a reference's own invalid escapes
                 warnings.simplefilter("ignore")  # DeprecationWarning before 3.12
                 compile("def f():\n" + code if indented else code, "<null>", "exec")
-    assert inputs > 800  # most hand their input back; the rest read none
+    assert kinds["pass"] == 1000
+    # every Matplotlib problem saves a figure and sets ``result = None``: drawing nothing
+    # is its one null answer
+    assert alone["matplotlib"] == 155
+    assert kinds["none"] == kinds["empty"] > 700
+    assert kinds["input"] > 500  # where the result is not the input variable itself
+
+
+def test_the_ds1000_result_variable_is_the_programs() -> None:
+    def problem(after: str, reference: str = "df = df.dropna()\n") -> Problem:
+        context = f'exec_context = r"""\ndf = test_input\n[insert]\n{after}"""\n'
+        return Problem("ds1000/1", "1", "ds1000", "pandas", "", reference, context)
+
+    audit = registry.audit_of(problem(""))
+    assert audit is not None
+    assert audit.nulls(problem("", "result = df.dropna()\n"))["none"] == "result = None\n"
+    assert audit.nulls(problem("")) == {"pass": "pass\n"}  # it makes no ``result``
+    assert audit.nulls(problem("result = df\n"))["none"] == "df = None\n"
+    assert audit.nulls(problem("plt.savefig('o.png')\nresult = None\n")) == {"pass": "pass\n"}
+    assert audit.nulls(problem("result = len(df)\n")) == {"pass": "pass\n"}

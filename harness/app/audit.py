@@ -97,7 +97,9 @@ def audit_request(
         burst_jobs=burst_jobs,
         log=log,
     )
-    made = probes.build(job.problems, limit=mutants, seed=seed)
+    # with repeats, each problem's reference as an answer from the start (the repeats grade
+    # it again); without, only where a mutant survives (``_audit``)
+    made = probes.build(job.problems, limit=mutants, seed=seed, copy=repeats > 1)
     log(
         f"audit: {len(made)} probes of {len(job.problems)} problems ({mutants} mutants at most each, seed {seed})"
     )
@@ -130,14 +132,17 @@ def _audit(
     builder = EnvBuilder(job.env_root, Index(job.spec.index_url), log=progress.log)
     execute(job, builder, progress)
     outcomes = job.run_dir.read_all()
-    # with no repeats to tell, are the reference's own values the same each run?
-    second = health.to_confirm(job.problems, made, outcomes) if repeats == 1 else []
-    if second:
-        again = _confirm(job, second, files.confirm)
-        execute(again, builder, progress)
-        outcomes += again.run_dir.read_all()
-        made = [*made, *second]
-        probes.write(files.probes, made)
+    if repeats == 1:
+        # the reference as an answer, twice, where a mutant survived: its values judge
+        # the survivors, where they are the same both times
+        survived = health.with_survivors(made, outcomes)
+        late = probes.copies(p for p in job.problems if p.id in survived)
+        if late:
+            again = _confirm(job, late, files.confirm)
+            execute(again, builder, progress)
+            outcomes += again.run_dir.read_all()
+            made = [*made, *late]
+            probes.write(files.probes, made)
     for k in range(1, repeats):
         again = _repeat(job, k, made, files.repeat(k))
         execute(again, builder, progress)
@@ -156,7 +161,7 @@ def _audit(
 
 
 def _confirm(job: Job, second: Sequence[probes.Probe], run_dir: RunDir) -> Job:
-    """A run of the second copies alone, in ``run_dir``."""
+    """A run of the copies of references alone, in ``run_dir``."""
     run_dir.root.mkdir(parents=True, exist_ok=True)
     ids = {p.problem_id for p in second}
     return replace(

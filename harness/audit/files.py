@@ -4,7 +4,7 @@ files are :class:`~harness.execute.rundir.RunDir`'s)::
     audit-probes.jsonl   the answers the audit graded besides the references, one a line
     audit.json           what it found of each problem's tests (harness.audit.health)
     audit.md             the same, to read, with the surviving mutants' diffs
-    confirm/             the second copies of the reference, where survivors need them
+    confirm/             the copies of the references that judge survivors (no repeats)
     repeats/<k>/         its further runs of the references, each a run directory
 """
 
@@ -39,7 +39,8 @@ class AuditFiles:
 
     @property
     def confirm(self) -> RunDir:
-        """The run of the second copies of references (``health.to_confirm``)."""
+        """The run of the copies of references that judge survivors, in an audit
+        without repeats (``probes.copies``)."""
         return RunDir(self.run.root / "confirm")
 
     def repeat(self, k: int) -> RunDir:

@@ -287,30 +287,14 @@ def _flagged(h: Health) -> Health:
     return Health(**{**h.__dict__, "flags": tuple(flags)})
 
 
-def to_confirm(
-    problems: Sequence[Problem], probes: Sequence[Probe], outcomes: Iterable[Outcome]
-) -> list[Probe]:
-    """The second copies to grade: of each problem with a survivor whose values differ
-    from the first copy's, in some combo (are the reference's own values stable?)."""
-    graded = {(o.problem_id, o.combo, o.source): o for o in outcomes if o.attempt == 0}
-    copies = {(p, c): o for (p, c, s), o in graded.items() if s == MODEL_PREFIX + COPY}
-    mutants = {(p.problem_id, p.source) for p in probes if p.kind == "mutant"}
-    unsure = {
-        p
-        for (p, c, s), o in graded.items()
-        if (p, s) in mutants
-        and o.status is Status.PASS
-        and (copy := copies.get((p, c))) is not None
-        and copy.status is Status.PASS
-        and o.crossed != copy.crossed
+def with_survivors(probes: Sequence[Probe], outcomes: Iterable[Outcome]) -> set[str]:
+    """The problems one of whose mutants passed, in some combo."""
+    mutants = {p.source for p in probes if p.kind == "mutant"}
+    return {
+        o.problem_id
+        for o in outcomes
+        if o.source in mutants and o.status is Status.PASS and o.attempt == 0
     }
-    return [
-        Probe(problem.id, SECOND_COPY, p.code)
-        for problem in problems
-        if problem.id in unsure
-        for p in probes
-        if p.problem_id == problem.id and p.name == COPY
-    ]
 
 
 def weakened(

@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 NULL = "null-"
 MUTANT = "mutant-"
 COPY = "reference-copy"
-# the reference as an answer once more, where a survivor's values differ from the first
-# copy's: if the two copies differ too, the problem's values vary from run to run (inputs
-# drawn unseeded), and a digest cannot tell an equivalent mutant from a wrong one
+# the reference as an answer once more: if the two copies' values differ, the problem's
+# values vary from run to run (inputs drawn unseeded), and a digest cannot tell an
+# equivalent mutant from a wrong one
 SECOND_COPY = "reference-copy-2"
 
 
@@ -92,8 +92,12 @@ def seed_of(problem: Problem, seed: int) -> int:
     return zlib.crc32(f"{seed}:{problem.id}".encode())
 
 
-def probes_of(problem: Problem, *, limit: int = 5, seed: int = 0) -> tuple[Probe, ...]:
-    """The probes of one problem; none where its benchmark declares no audit."""
+def probes_of(
+    problem: Problem, *, limit: int = 5, seed: int = 0, copy: bool = True
+) -> tuple[Probe, ...]:
+    """The probes of one problem, with its reference as an answer unless ``copy`` is
+    false (:func:`copies` then adds it where it is needed); none where its benchmark
+    declares no audit."""
     # LibCST takes half a second to load: only making probes pays it, not reading them
     from harness.audit.mutants import mutants  # noqa: PLC0415
 
@@ -113,13 +117,31 @@ def probes_of(problem: Problem, *, limit: int = 5, seed: int = 0) -> tuple[Probe
                 diff=m.diff(target),
             )
         )
-    found.append(Probe(problem.id, COPY, target))
+    if copy:
+        found.append(Probe(problem.id, COPY, target))
     return tuple(found)
 
 
-def build(problems: Iterable[Problem], *, limit: int = 5, seed: int = 0) -> tuple[Probe, ...]:
+def build(
+    problems: Iterable[Problem], *, limit: int = 5, seed: int = 0, copy: bool = True
+) -> tuple[Probe, ...]:
     """Every problem's probes, in problem order."""
-    return tuple(p for problem in problems for p in probes_of(problem, limit=limit, seed=seed))
+    return tuple(
+        p for problem in problems for p in probes_of(problem, limit=limit, seed=seed, copy=copy)
+    )
+
+
+def copies(problems: Iterable[Problem]) -> tuple[Probe, ...]:
+    """The reference of each problem as an answer, twice: the values it sends the check
+    judge its survivors, where the two copies agree (an audit with no repeats grades
+    these only for the problems with a surviving mutant)."""
+    found = []
+    for problem in problems:
+        audit = registry.audit_of(problem)
+        if audit is not None:
+            code = audit.mutable(problem)
+            found += [Probe(problem.id, COPY, code), Probe(problem.id, SECOND_COPY, code)]
+    return tuple(found)
 
 
 def write(path: Path, probes: Sequence[Probe]) -> None:

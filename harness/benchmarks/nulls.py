@@ -11,7 +11,9 @@ Two shapes cover the benchmarks shipped, and a benchmark's ``audit.py`` picks on
 Each gives name → code, in a fixed order: ``pass`` (nothing at all), ``none`` (the result
 is None), ``input`` (the first input handed back unchanged) and ``empty`` (the
 reference's result emptied: an empty value of its type). A null that cannot be built for
-a problem (no input to return, no function of that name) is left out. These are answers
+a problem (no input to return, no function of that name) is left out; a snippet whose
+reference makes no ``result`` (it draws a figure, changes an object in place) has
+``pass`` alone. A function's empty body is its ``pass``: it returns None. These are answers
 like any other: graded as untrusted code, across the boundary.
 """
 
@@ -60,11 +62,15 @@ def snippet(
     def indented(text: str) -> str:
         return textwrap.indent(text, indent) + "\n"
 
+    body, returned = _split_return(reference, indent)
+    if not returned and _assigns(_dedent(reference, indent), result) is False:
+        # what it makes is not ``result`` (a figure drawn, an object changed in place):
+        # doing nothing is its one null answer
+        return {"pass": indented("pass")}
     nulls = {"pass": indented("pass"), "none": indented(f"{result} = None")}
     given = first_input(_dedent(reference, indent), provided)
     if given is not None and given != result:
         nulls["input"] = indented(f"{result} = {given}")
-    body, returned = _split_return(reference, indent)
     emptied = returned or result
     ending = (
         f"return _harness_emptied({emptied})"
@@ -73,6 +79,32 @@ def snippet(
     )
     nulls["empty"] = body.rstrip() + "\n" + indented(_EMPTIED + ending)
     return nulls
+
+
+def nothing(reference: str) -> dict[str, str]:
+    """The one null answer of a snippet whose result its program makes itself: nothing,
+    indented as the reference is."""
+    code = [line for line in reference.splitlines() if line.strip() and not _comment(line)]
+    indent = code[0][: len(code[0]) - len(code[0].lstrip())] if code else ""
+    return {"pass": indent + "pass\n"}
+
+
+def _assigns(code: str, name: str) -> bool | None:
+    """Whether ``code`` binds ``name`` or assigns into it (``df["a"] = …``, ``df.x = …``)
+    anywhere; None where it does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(getattr(node, "ctx", None), ast.Store):
+            continue
+        target = node
+        while isinstance(target, (ast.Subscript, ast.Attribute)):
+            target = target.value
+        if isinstance(target, ast.Name) and target.id == name:
+            return True
+    return False
 
 
 def _comment(line: str) -> bool:
@@ -161,7 +193,7 @@ def function(reference: str, name: str) -> dict[str, str]:
     def with_body(statement: str) -> str:
         return "\n".join([*lines[: start - 1], indent + statement, *lines[end:]]) + "\n"
 
-    nulls = {"pass": with_body("pass"), "none": with_body("return None")}
+    nulls = {"pass": with_body("pass")}  # an empty body: it returns None
     parameters = [a.arg for a in (*target.args.posonlyargs, *target.args.args)]
     parameters = [p for p in parameters if p not in ("self", "cls")]
     if parameters:
