@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from packaging.version import Version
@@ -21,6 +22,8 @@ from harness.execute.runner import Execution
 from harness.labs import bisection
 from harness.labs import lab as lab_mod
 from harness.labs.lab import Answer, Need
+from harness.matrix.package_index import Index, IndexUnavailableError, ProjectNotFoundError
+from harness.matrix.spec import Combo
 
 PANDAS_PROBLEM = Problem(
     "s/1",
@@ -142,6 +145,56 @@ def test_same_outcome_at_both_ends() -> None:
     )
     assert f.first_bad is None
     assert f.how == "the outcome is the same (pass) at both ends"
+
+
+def file_index(root: Path, pages: dict[str, list[str]]) -> Index:
+    """A PEP 503 index in ``root``: each project's page links its pure wheels."""
+    for project, versions in pages.items():
+        page = root / project / "index.html"
+        page.parent.mkdir(parents=True)
+        wheels = [f"{project.replace('-', '_')}-{w}-py3-none-any.whl" for w in versions]
+        page.write_text("".join(f'<a href="{w}">{w}</a>' for w in wheels))
+    return Index(root.as_uri())
+
+
+def test_releases_are_listed_from_every_index_of_the_combo(tmp_path: Path) -> None:
+    """A combo's extra index may hold releases the main one has not, or the whole
+    package: bisection walks them all; an index that cannot be asked is an error."""
+    main = file_index(tmp_path / "main", {"numpy": ["2.2.5", "2.2.6"], "lib": ["1.0", "1.2"]})
+    extra = file_index(tmp_path / "extra", {"lib": ["1.1", "1.2"], "fixture": ["1.0.0", "1.1.0"]})
+    releases = bisection.release_lister(main, extra)
+    assert releases("lib", "3.11") == ["1.0", "1.1", "1.2"]
+    assert releases("fixture", "3.11") == ["1.0.0", "1.1.0"]
+    assert releases("numpy", "3.11") == ["2.2.5", "2.2.6"]
+    assert bisection.release_lister(main)("lib", "3.11") == ["1.0", "1.2"]
+    with pytest.raises(ProjectNotFoundError, match="no page for 'nowhere'"):
+        releases("nowhere", "3.11")
+    dead = Index("http://127.0.0.1:9/simple", timeout=2)
+    with pytest.raises(IndexUnavailableError, match="unreachable"):
+        bisection.release_lister(main, dead)("fixture", "3.11")
+
+
+@dataclass
+class RecordingBuilder:
+    """Builds nothing: records the combo of each trial env asked for, which cannot resolve."""
+
+    combos: list[Combo] = field(default_factory=list)
+
+    def build(self, combo: Combo, lock: str = "") -> tuple[EnvInfo, str]:
+        self.combos.append(combo)
+        return EnvInfo(combo.id, ok=False, stage="resolve", error="no solution"), ""
+
+
+def test_trial_envs_resolve_from_the_labs_extra_index_too() -> None:
+    builder = RecordingBuilder()
+    lab = lab_mod.Lab(builder, extra_index_url="file:///wheels/simple")  # type: ignore[arg-type]
+    pins = (("fixture", "1.1.0"), ("numpy", "2.2.6"))
+    assert not lab.env(Need("3.11", pins, EXECUTION, vary="fixture")).ok
+    exact, lifted = builder.combos  # then with the others free to rise
+    assert exact.extras == ("fixture==1.1.0",) and lifted.extras == ("fixture==1.1.0",)
+    assert {c.extra_index for c in builder.combos} == {"file:///wheels/simple"}
+    lab_mod.Lab(builder).env(Need("3.11", pins, EXECUTION))  # type: ignore[arg-type]
+    assert builder.combos[-1].extra_index is None
 
 
 def investigation(lab: FakeLab, pythons: list[str], named: str = "") -> Finding:

@@ -503,6 +503,22 @@ def test_a_resumed_lock_is_installed_unresolved(tmp_path: Path, uv: FakeUv) -> N
     assert uv.commands() == ["venv", "pip sync"]
 
 
+def test_the_install_asks_the_indexes_the_resolution_asked(tmp_path: Path, uv: FakeUv) -> None:
+    """A lock names no index: installing it from PyPI alone would miss what the resolution
+    found on the matrix's index or the combo's extra one (a nightly wheel, a local build)."""
+    combo = Combo("x", PY, (), extras=("six==1.16.0",), extra_index_url="file:///wheels/simple")
+    EnvBuilder(tmp_path, Index("http://127.0.0.1:9/simple")).build(combo)
+    compiled, _venv, synced = (list(call) for call in uv.calls)
+    assert synced[:2] == ["pip", "sync"]
+    for args in (compiled, synced):
+        assert option(args, "--extra-index-url") == "file:///wheels/simple"
+        assert option(args, "--index-strategy") == "unsafe-best-match"
+        assert option(args, "--index-url") == "http://127.0.0.1:9/simple"
+    uv.calls.clear()
+    EnvBuilder(tmp_path / "other").build(BARE)  # PyPI alone: uv's own default, unnamed
+    assert not {"--index-url", "--extra-index-url"} & {a for call in uv.calls for a in call}
+
+
 def test_a_failed_sync_leaves_no_env(tmp_path: Path, uv: FakeUv) -> None:
     uv.sync_error = (
         "error: Failed to install: six-1.16.0-py2.py3-none-any.whl\n  Caused by: disk full\n"

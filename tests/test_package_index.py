@@ -7,7 +7,7 @@ import pytest
 from packaging.tags import platform_tags
 from packaging.version import Version
 
-from harness.matrix.package_index import Index, IndexUnavailableError
+from harness.matrix.package_index import Index, IndexUnavailableError, ProjectNotFoundError
 from tests.indexserver import IndexServer, sdist, wheel
 
 PLATFORM = next(iter(platform_tags()))
@@ -98,11 +98,12 @@ def test_answers_are_cached(index: Index) -> None:
 
 def test_unknown_project_and_unreachable_index() -> None:
     with IndexServer(PROJECTS) as server:
-        with pytest.raises(IndexUnavailableError, match=r"/simple: no project 'nothing'$"):
+        with pytest.raises(ProjectNotFoundError, match=r"/simple: no project 'nothing'$"):
             Index(server.url).releases("nothing")
         url = server.url
-    with pytest.raises(IndexUnavailableError, match=r"unreachable"):
+    with pytest.raises(IndexUnavailableError, match=r"unreachable") as caught:
         Index(url, timeout=2).releases("fakenp")
+    assert not isinstance(caught.value, ProjectNotFoundError)  # it may well have it
 
 
 def test_file_index_with_html_pages(tmp_path: Path) -> None:
@@ -116,3 +117,5 @@ def test_file_index_with_html_pages(tmp_path: Path) -> None:
     )
     index = Index((tmp_path / "simple").as_uri())
     assert index.versions_with_wheels("fakenp", "3.10") == [Version("1.0.0")]
+    with pytest.raises(ProjectNotFoundError, match=r"no page for 'other'"):
+        index.releases("other")

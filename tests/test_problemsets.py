@@ -54,6 +54,20 @@ def test_compact_problem(write: Writer) -> None:
     assert "def test_execution(solution: str):" in p.code_context
 
 
+@pytest.mark.parametrize(
+    ("written", "library"),
+    [("Harness_Fixture.Weak", "harness-fixture-weak"), ("numba", "numba"), ("np", "numpy")],
+)
+def test_a_problem_names_any_library_by_its_distribution(
+    write: Writer, written: str, library: str
+) -> None:
+    """One of the seven by any of its names is its key; another library, any distribution,
+    is its normalized name (the audit's weakened-test fixture names its own)."""
+    path = write("set/other/p.toml", COMPACT.replace('library = "numpy"', f'library = "{written}"'))
+    (p,) = load_problems([path.parent.parent])
+    assert (p.id, p.library) == ("set/other/p", library)
+
+
 def test_compact_context_grades_by_outcome() -> None:
     context = compact_context("x = 2", "assert result == 4")
     namespace: dict[str, object] = {}
@@ -78,7 +92,15 @@ def test_check_cannot_see_the_solutions_namespace() -> None:
         ('library = "numpy"\n', "p.toml: prompt: missing"),
         (
             COMPACT.replace('library = "numpy"', 'library = "numpyy"'),
-            "p.toml:1: library: unknown library 'numpyy'",
+            "p.toml:1: library: unknown library 'numpyy' (did you mean 'numpy'?)",
+        ),
+        (
+            COMPACT.replace('library = "numpy"', 'library = "tensorflow-gpu"'),
+            "p.toml:1: library: unknown library 'tensorflow-gpu' (did you mean 'tensorflow'?)",
+        ),
+        (
+            COMPACT.replace('library = "numpy"', 'library = "not a name"'),
+            "p.toml:1: library: unknown library 'not a name'",
         ),
         ("extra = 1\n" + COMPACT, "p.toml:1: extra: unknown key 'extra'"),
         (

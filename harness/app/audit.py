@@ -149,7 +149,9 @@ def _audit(
         outcomes += [replace(o, attempt=k) for o in again.run_dir.read_all()]
     healths = health.assess(job.problems, made, outcomes, default_limit=job.options.timeout)
     envs = job.run_dir.read_envs([c.id for c in job.combos])
-    versions = {c: {**e.library_versions(), "python": e.python} for c, e in envs.items()}
+    # with the problems' own libraries: one outside the seven orders the combos too
+    own = {p.library for p in job.problems}
+    versions = {c: {**e.library_versions(own), "python": e.python} for c, e in envs.items()}
     found = health.weakened(healths, made, outcomes, versions)
     if bisect and found:
         found = _bisected(job, made, found, builder, progress)

@@ -40,7 +40,7 @@ from harness.matrix.package_index import Index, IndexUnavailableError
 from harness.matrix.spec import Combo, VersionKind
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
 # the env side's launcher, run by each combo's interpreter (never imported here)
 ENVSIDE = Path(__file__).resolve().parents[1] / "envside" / "__main__.py"
@@ -106,13 +106,18 @@ class EnvInfo:
         values["requirements"] = tuple(values.get("requirements", ()))
         return cls(**values)
 
-    def library_versions(self) -> dict[str, str]:
-        """Versions of the seven libraries (by canonical key) in this env."""
+    def library_versions(self, also: Iterable[str] = ()) -> dict[str, str]:
+        """Versions of the seven libraries (by canonical key) in this env, and of the
+        other distributions ``also`` names (a problem's library may be any: under the
+        name it is given)."""
         out = {}
         for lib in LIBRARIES:
             found = next((self.versions[n] for n in lib.distributions if n in self.versions), None)
             if found:
                 out[lib.key] = found
+        for name in also:
+            if name not in out and canonicalize_name(name) in self.versions:
+                out[name] = self.versions[canonicalize_name(name)]
         return out
 
 
@@ -224,6 +229,23 @@ class EnvBuilder:
         last = self._lock_files(combo, interpreter, requirements).with_suffix(".last")
         return last.read_text(encoding="utf-8") if last.is_file() else ""
 
+    def index_args(self, combo: Combo) -> list[str]:
+        """uv's options naming the indexes ``combo`` resolves from, and installs from: a
+        lock names no index, and what came from another index is found nowhere else."""
+        args = []
+        if combo.extra_index:
+            # Development wheels of numpy, pandas, scipy, ... live on their own index;
+            # uv must weigh both indexes' versions to pick them.
+            args += [
+                "--extra-index-url",
+                combo.extra_index,
+                "--index-strategy",
+                "unsafe-best-match",
+            ]
+        if self.index.url != "https://pypi.org/simple" or os.environ.get("UV_INDEX_URL"):
+            args += ["--index-url", self.index.url]
+        return args
+
     def resolve(self, combo: Combo, interpreter: Path, requirements: list[str]) -> str:
         """The lock file text for ``requirements`` on ``interpreter``."""
         stem = self._lock_files(combo, interpreter, requirements)
@@ -248,24 +270,13 @@ class EnvBuilder:
         ]
         if combo.resolution != "highest":
             args += ["--resolution", combo.resolution]
-        if combo.extra_index:
-            # Development wheels of numpy, pandas, scipy, ... live on their own index;
-            # uv must weigh both indexes' versions to pick them.
-            args += [
-                "--extra-index-url",
-                combo.extra_index,
-                "--index-strategy",
-                "unsafe-best-match",
-            ]
         args += binary_args(combo)
         if combo.as_of:
             cutoff = dt.datetime.combine(
                 combo.as_of + dt.timedelta(days=1), dt.time(), dt.timezone.utc
             )
             args += ["--exclude-newer", cutoff.strftime("%Y-%m-%dT%H:%M:%SZ")]
-        if self.index.url != "https://pypi.org/simple" or os.environ.get("UV_INDEX_URL"):
-            args += ["--index-url", self.index.url]
-        proc = self._uv(*args)
+        proc = self._uv(*args, *self.index_args(combo))
         if proc.returncode != 0:
             message = _uv_message(proc)
             if _UNREACHABLE.search(message):
@@ -419,6 +430,7 @@ class EnvBuilder:
                 "--quiet",
                 # what the resolution could not compile, the install may not either
                 *binary_args(combo),
+                *self.index_args(combo),
             )
             if proc.returncode != 0:
                 shutil.rmtree(env_dir, ignore_errors=True)

@@ -35,7 +35,7 @@ from harness.labs.lab import (
     Need,
     drive,
 )
-from harness.matrix.package_index import Index, IndexUnavailableError
+from harness.matrix.package_index import Index, IndexUnavailableError, ProjectNotFoundError
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -368,11 +368,23 @@ def _bisect_found(
     )
 
 
-def release_lister(index: Index) -> Callable[[str, str], list[str]]:
-    """``(package, python) → releases with a wheel``, as strings, oldest first."""
+def release_lister(index: Index, *more: Index) -> Callable[[str, str], list[str]]:
+    """``(package, python) → releases with a wheel``, as strings, oldest first: those of
+    every index given that has the package (a combo's extra index may hold releases the
+    main one has not, or the whole package). An index that cannot be asked is an error:
+    a release left out would move the first bad one."""
 
     def releases(package: str, python: str) -> list[str]:
-        return [str(v) for v in index.versions_with_wheels(package, python, yanked=True)]
+        found: set[Version] = set()
+        absent: list[ProjectNotFoundError] = []
+        for each in (index, *more):
+            try:
+                found.update(each.versions_with_wheels(package, python, yanked=True))
+            except ProjectNotFoundError as exc:
+                absent.append(exc)
+        if absent and len(absent) == len(more) + 1:
+            raise absent[0]
+        return [str(v) for v in sorted(found)]
 
     return releases
 
@@ -495,8 +507,10 @@ def bisect_release(
         for k, v in problem_packages(execution, base_versions).items()
         if k not in (package, library)
     }
-    releases = release_lister(builder.index)
+    # the trials resolve from the combo's indexes, and its releases are listed from them
+    extra = combo.extra_index
+    releases = release_lister(builder.index, *([Index(extra)] if extra else []))
     chosen = python or python_for(package, good, bad, combo.python, releases)
     investigation = bisect_library(execution, package, good, bad, chosen, others, releases)
-    (finding,) = drive(Lab(builder, options, log=log), [investigation])
+    (finding,) = drive(Lab(builder, options, log=log, extra_index_url=extra), [investigation])
     return finding, package

@@ -62,6 +62,9 @@ class Lab:
     builder: EnvBuilder
     options: RunOptions = field(default_factory=RunOptions)
     log: Callable[[str], None] = lambda _m: None
+    # an index every trial env resolves from besides the builder's (the combo's own, when
+    # it has one: what it installed may be found nowhere else)
+    extra_index_url: str | None = None
     _answers: dict[EnvKey, dict[tuple[str, str], Outcome]] = field(default_factory=dict)
     _envs: dict[EnvKey, EnvInfo] = field(default_factory=dict)
 
@@ -86,7 +89,9 @@ class Lab:
         as_of: dt.date | None = None,
     ) -> EnvInfo:
         """An env with ``pins``; with ``lift_except``, the other pins become lower bounds."""
-        name = hashlib.sha256(repr((python, pins, lift_except, as_of)).encode()).hexdigest()[:10]
+        asked: tuple[object, ...] = (python, pins, lift_except, as_of)
+        asked += (self.extra_index_url,) if self.extra_index_url else ()
+        name = hashlib.sha256(repr(asked).encode()).hexdigest()[:10]
         # The seven libraries as libraries, so the env probe imports them: a pairing
         # that cannot even be imported (pandas 1.5 on NumPy 2) is no trial at all.
         libraries, extras = [], []
@@ -111,6 +116,7 @@ class Lab:
             tuple(extras),
             as_of=as_of,
             resolution="lowest-direct" if lift_except else "highest",
+            extra_index_url=self.extra_index_url,
         )
         shown = ", ".join(f"{p} {v}" for p, v in pins)
         self.log(

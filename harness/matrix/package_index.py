@@ -37,6 +37,10 @@ class IndexUnavailableError(OSError):
     """The index could not be asked; the message says which URL and why."""
 
 
+class ProjectNotFoundError(IndexUnavailableError):
+    """The index answered, and has no such project."""
+
+
 @dataclass(frozen=True)
 class DistFile:
     filename: str
@@ -177,7 +181,7 @@ class Index:
             ):
                 if candidate.is_file():
                     return kind, candidate.read_bytes()
-            raise IndexUnavailableError(f"{self.url}: no page for {name!r} in {base}")
+            raise ProjectNotFoundError(f"{self.url}: no page for {name!r} in {base}")
         request = urllib.request.Request(  # noqa: S310 - the index URL is configuration
             f"{self.url}/{name}/",
             headers={"Accept": f"{_JSON}, text/html;q=0.1", "User-Agent": "ds-matrix-harness"},
@@ -187,7 +191,7 @@ class Index:
                 return response.headers.get_content_type(), response.read()
         except urllib.error.HTTPError as exc:
             if exc.code == 404:
-                raise IndexUnavailableError(f"{self.url}: no project {name!r}") from None
+                raise ProjectNotFoundError(f"{self.url}: no project {name!r}") from None
             raise IndexUnavailableError(f"{self.url}: HTTP {exc.code} for {name!r}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)

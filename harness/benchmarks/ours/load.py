@@ -9,11 +9,15 @@ is one problem, and its id is its path below the problem set's root.
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import TYPE_CHECKING, Any
+
+from packaging.utils import canonicalize_name
 
 from harness.benchmarks.base import Layout, set_name_of, timeout
 from harness.core.errors import ProblemError
-from harness.core.libraries import lookup
+from harness.core.libraries import LIBRARIES, canonical, lookup
 from harness.core.problem import Change, Problem, imported_modules
 from harness.core.tomlfile import TomlFile
 
@@ -33,6 +37,9 @@ _PROBLEM_KEYS = {
     "change",
     "tags",
 }
+# every name of the seven libraries, and what a distribution's name may be (PEP 508)
+_NAMES = [name for lib in LIBRARIES for name in (lib.key, lib.module, lib.package, *lib.aliases)]
+_PROJECT = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 _CHANGE_KEYS = {"kind", "old_api", "new_api", "deprecated", "changed", "notes"}
 _CHANGE_KINDS = {"removal", "rename", "signature", "default", "behaviour"}
 
@@ -74,9 +81,7 @@ def load_toml_problem(path: Path, root: Path, set_name: str) -> Problem:
             raise ProblemError(display, key, "missing")
         if not isinstance(data[key], str) or not data[key].strip():
             raise fail(key, "must be a non-empty string")
-    lib = lookup(data["library"])
-    if lib is None:
-        raise fail("library", f"unknown library {data['library']!r}")
+    library = _library(data["library"], fail)
     if "context" in data:
         if "setup" in data or "check" in data:
             raise fail("context", "give either context or setup + check, not both")
@@ -96,7 +101,7 @@ def load_toml_problem(path: Path, root: Path, set_name: str) -> Problem:
         id=f"{set_name}/{native}",
         native_id=native,
         set_name=set_name,
-        library=lib.key,
+        library=library,
         prompt=data["prompt"],
         reference_code=data["reference"],
         code_context=context,
@@ -109,6 +114,20 @@ def load_toml_problem(path: Path, root: Path, set_name: str) -> Problem:
             *(data.get(k, "") for k in ("context", "setup", "check")), data["reference"]
         ),
     )
+
+
+def _library(name: str, fail: Callable[[str, str], ProblemError]) -> str:
+    """The problem's library: one of the seven by its key, or any other distribution by
+    its normalized name (as GitChameleon's problems name theirs), but for a near miss of
+    one of the seven's names, which is a typo."""
+    lib = lookup(name)
+    if lib is not None:
+        return lib.key
+    close = difflib.get_close_matches(name.strip().lower(), _NAMES, n=1, cutoff=0.8)
+    if close or not _PROJECT.fullmatch(name.strip()):
+        hint = f" (did you mean {canonical(close[0])!r}?)" if close else ""
+        raise fail("library", f"unknown library {name!r}{hint}")
+    return canonicalize_name(name.strip())
 
 
 def _change(value: Any, fail: Callable[[str, str], ProblemError]) -> Change | None:
