@@ -78,8 +78,8 @@ class Survivor:
     description: str
     diff: str
     # its values as they crossed were the reference copy's own: likely equivalent. None:
-    # cannot tell (graded in one process, the copy did not pass, or the reference's own
-    # values vary from run to run)
+    # cannot tell (graded in one process, a figure crossed, the copy did not pass, or the
+    # reference's own values vary from run to run)
     equivalent: bool | None
 
 

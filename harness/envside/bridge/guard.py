@@ -38,7 +38,7 @@ from . import (
 from .callstate import CallState, kinds
 from .crossing_errors import RemoteError
 from .resident import Resident
-from .transport import SKIPPED_TYPES
+from .transport import SKIPPED_TYPES, holds_artists
 from .wire import make_request
 
 if TYPE_CHECKING:
@@ -117,6 +117,9 @@ class Guard:
         # the data the solution's process sent back, in order: two answers whose digests
         # agree gave the check the same values (the audit's likely equivalents)
         self.crossed = hashlib.sha256()
+        # a figure's pickle differs from run to run however it was drawn: where one
+        # crossed, the digest cannot tell equal values from unequal ones
+        self.figures_crossed = False
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -251,7 +254,9 @@ class Guard:
     def _digest(self, label: str, blob: bytes, value: Any) -> None:
         """Count a value the solution sent back in ``crossed``, if it is data: its own
         functions and classes are code, which an equivalent answer may write otherwise."""
-        if not isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
+        if holds_artists(value):
+            self.figures_crossed = True  # see figures_crossed
+        elif not isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
             self.crossed.update(label.encode() + b"\0" + len(blob).to_bytes(8, "big") + blob)
 
     def _apply_figures(
@@ -270,7 +275,8 @@ class Guard:
         for blob in rest:
             try:
                 # re-registers itself with pyplot
-                self._digest("<figure>", blob, admission.admit(blob, self.allowlist, self.usage))
+                admission.admit(blob, self.allowlist, self.usage)
+                self.figures_crossed = True
             except admission.RefusedError as exc:
                 self.refused.append("a figure: %s" % exc)
                 raise GuardRefusedError("a figure was refused: %s" % exc) from None
@@ -305,7 +311,7 @@ class Guard:
             or sorted(admitted[1]) != sorted(bundled)
         ):
             raise GuardRefusedError("the figures came back in a shape they are not sent in")
-        self._digest("<bundle>", rest[0], admitted)
+        self.figures_crossed = True
         env.update(admitted[1])
         return rest[1:]
 
@@ -491,6 +497,7 @@ class Guard:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
         value, state, figures, written = returned  # figures re-registered as admitted
         self._digest("<returned>", blobs[0], value)
+        self.figures_crossed = self.figures_crossed or bool(figures)  # it drew
         crossing_context.after_call(state)
         originals = self.calls.write_back(written, figures, open_before)
         value = crossing_handed.as_originals(value, originals)

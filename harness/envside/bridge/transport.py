@@ -58,7 +58,7 @@ def outputs(env: Dict[str, Any], before: Dict[str, Tuple[int, bytes]]) -> Tuple[
     for name, value in list(env.items()):
         if name.startswith("__") or type(value).__name__ in SKIPPED_TYPES:
             continue
-        if pyplot is not None and name not in before and _holds_artists(value):
+        if pyplot is not None and name not in before and holds_artists(value):
             drawn[name] = value
             continue
         try:
@@ -127,7 +127,7 @@ def _bundle(figures: List[Any], drawn: Dict[str, Any]) -> Optional[bytes]:
 _ARTIST_TOPS = ("matplotlib", "mpl_toolkits", "seaborn")
 
 
-def _holds_artists(value: Any, depth: int = 0) -> bool:
+def holds_artists(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is (or directly holds) a Matplotlib or seaborn object: an axes, a
     figure, a list of lines, an array of axes, a seaborn grid."""
     module = getattr(type(value), "__module__", "") or ""
@@ -136,11 +136,11 @@ def _holds_artists(value: Any, depth: int = 0) -> bool:
     if depth >= 2:
         return False
     if isinstance(value, (list, tuple)):
-        return any(_holds_artists(v, depth + 1) for v in value[:16])
+        return any(holds_artists(v, depth + 1) for v in value[:16])
     if isinstance(value, dict):
-        return any(_holds_artists(v, depth + 1) for v in list(value.values())[:16])
+        return any(holds_artists(v, depth + 1) for v in list(value.values())[:16])
     if getattr(getattr(value, "dtype", None), "kind", "") == "O":  # plt.subplots' axes
-        return any(_holds_artists(v, depth + 1) for v in value.flat[:16])
+        return any(holds_artists(v, depth + 1) for v in value.flat[:16])
     return False
 
 

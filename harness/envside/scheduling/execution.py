@@ -82,7 +82,7 @@ def execute(payload: Json) -> Json:
         "graded": graded,
         "parts": parts,
         # graded in the solution's process, its values never crossed: nothing to digest
-        "crossed": apart.crossed.hexdigest()[:16] if apart and apart.engaged and not graded else "",
+        "crossed": _crossed(apart, graded),
         "exc_type": exc_type,
         "message": message[:MAX_MESSAGE],
         "traceback": tb,
@@ -92,6 +92,14 @@ def execute(payload: Json) -> Json:
     if usage is not None:
         result["transport"] = usage.to_json()
     return result
+
+
+def _crossed(apart: guard.Guard | None, graded: str) -> str:
+    """The digest of the data the solution sent back, where it tells values apart: not
+    for a solution graded in its own process (nothing crossed), nor where a figure did."""
+    if apart is None or not apart.engaged or graded or apart.figures_crossed:
+        return ""
+    return apart.crossed.hexdigest()[:16]
 
 
 def _make_guard(payload: Json, recorder: WarningRecorder, usage: Usage | None) -> guard.Guard:
