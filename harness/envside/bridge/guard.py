@@ -117,9 +117,10 @@ class Guard:
         # the data the solution's process sent back, in order: two answers whose digests
         # agree gave the check the same values (the audit's likely equivalents)
         self.crossed = hashlib.sha256()
-        # a figure's pickle differs from run to run however it was drawn: where one
-        # crossed, the digest cannot tell equal values from unequal ones
-        self.figures_crossed = False
+        # where something crossed that the digest cannot count (a figure, whose pickle
+        # differs from run to run however it was drawn; a value that will not pickle
+        # again), it cannot tell equal values from unequal ones
+        self.undigested = False
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -248,14 +249,15 @@ class Guard:
                 ) from None
             self.lost.append("%s could not be received: %s" % (name, exc))
             return
-        self._digest(name, blob, value)
+        self._digest(name, value, blob)
         env[name] = value
 
-    def _digest(self, label: str, blob: bytes, value: Any) -> None:
-        """Count a value the solution sent back in ``crossed``, if it is data: its own
-        functions and classes are code, which an equivalent answer may write otherwise."""
+    def _digest(self, label: str, value: Any, blob: bytes) -> None:
+        """Count a value the solution sent back in ``crossed`` (its pickle as sent), if it
+        is data: its own functions and classes are code, which an equivalent answer may
+        write otherwise."""
         if holds_artists(value):
-            self.figures_crossed = True  # see figures_crossed
+            self.undigested = True  # see undigested
         elif not isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
             self.crossed.update(label.encode() + b"\0" + len(blob).to_bytes(8, "big") + blob)
 
@@ -276,7 +278,7 @@ class Guard:
             try:
                 # re-registers itself with pyplot
                 admission.admit(blob, self.allowlist, self.usage)
-                self.figures_crossed = True
+                self.undigested = True
             except admission.RefusedError as exc:
                 self.refused.append("a figure: %s" % exc)
                 raise GuardRefusedError("a figure was refused: %s" % exc) from None
@@ -311,7 +313,7 @@ class Guard:
             or sorted(admitted[1]) != sorted(bundled)
         ):
             raise GuardRefusedError("the figures came back in a shape they are not sent in")
-        self.figures_crossed = True
+        self.undigested = True
         env.update(admitted[1])
         return rest[1:]
 
@@ -496,8 +498,10 @@ class Guard:
         if not isinstance(returned, tuple) or len(returned) != 4:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
         value, state, figures, written = returned  # figures re-registered as admitted
-        self._digest("<returned>", blobs[0], value)
-        self.figures_crossed = self.figures_crossed or bool(figures)  # it drew
+        # What a call returned comes pickled with what differs from run to run (the
+        # process's random state); pickling it again here could reach the objects the
+        # check lent and the stand-ins that call the solution: not counted
+        self.undigested = True
         crossing_context.after_call(state)
         originals = self.calls.write_back(written, figures, open_before)
         value = crossing_handed.as_originals(value, originals)

@@ -96,8 +96,9 @@ def execute(payload: Json) -> Json:
 
 def _crossed(apart: guard.Guard | None, graded: str) -> str:
     """The digest of the data the solution sent back, where it tells values apart: not
-    for a solution graded in its own process (nothing crossed), nor where a figure did."""
-    if apart is None or not apart.engaged or graded or apart.figures_crossed:
+    for a solution graded in its own process (nothing crossed), nor where something
+    crossed that it cannot count (a figure, what a call returned)."""
+    if apart is None or not apart.engaged or graded or apart.undigested:
         return ""
     return apart.crossed.hexdigest()[:16]
 
