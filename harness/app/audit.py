@@ -21,6 +21,8 @@ from harness import reports
 from harness.app import plan
 from harness.audit import health, probes
 from harness.audit.files import AuditFiles
+from harness.core.errors import HarnessError
+from harness.core.findings import Finding
 from harness.core.results import write_json
 from harness.envs import workspace
 from harness.envs.build import EnvBuilder
@@ -153,13 +155,24 @@ def _audit(
     own = {p.library for p in job.problems}
     versions = {c: {**e.library_versions(own), "python": e.python} for c, e in envs.items()}
     found = health.weakened(healths, made, outcomes, versions)
+    settings = _settings(job, made, repeats)
+    _write(files, healths, found, settings)  # before bisecting: nothing done is lost
     if bisect and found:
         found = _bisected(job, made, found, builder, progress)
-    write_json(files.json, audit_report.to_json(healths, found, _settings(job, made, repeats)))
-    files.markdown.write_text(audit_report.markdown(healths, found), encoding="utf-8")
+        _write(files, healths, found, settings)
     reports.write_reports(job.run_dir, problems=job.problems)  # report.html's tests column
     mark_finished(job)
     return Audited(tuple(healths), tuple(found), len(made), files.markdown, job.run_dir.report_html)
+
+
+def _write(
+    files: AuditFiles,
+    healths: Sequence[Health],
+    found: Sequence[Weakened],
+    settings: dict[str, object],
+) -> None:
+    write_json(files.json, audit_report.to_json(healths, found, settings))
+    files.markdown.write_text(audit_report.markdown(healths, found), encoding="utf-8")
 
 
 def _confirm(job: Job, second: Sequence[probes.Probe], run_dir: RunDir) -> Job:
@@ -210,16 +223,20 @@ def _bisected(
             done.append(w)
             continue
         progress.log(f"audit: bisecting {w.problem_id} {w.mutant}: {w.library} {good} → {bad}")
-        finding, _package = bisection.bisect_release(
-            Execution(problem_of[w.problem_id], probe.solution()),
-            w.library,
-            good,
-            bad,
-            builder=builder,
-            combo=combo,
-            options=job.options,
-            log=progress.log,
-        )
+        try:
+            finding, _package = bisection.bisect_release(
+                Execution(problem_of[w.problem_id], probe.solution()),
+                w.library,
+                good,
+                bad,
+                builder=builder,
+                combo=combo,
+                options=job.options,
+                log=progress.log,
+            )
+        except HarnessError as exc:  # one bisection that cannot run stops no other
+            ends = (f"{w.library} {good}", f"{w.library} {bad}")
+            finding = Finding(w.problem_id, probe.source, *ends, how=f"cannot bisect: {exc}")
         done.append(replace(w, finding=finding))
     return done
 
