@@ -95,7 +95,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     asked = _given(args, "jobs", "burst_jobs", "mutants", "seed", "repeats", "bisect", "quiet")
     request = RunRequest.from_dict(vars(args), "harness audit")  # its fields are the options
-    print("\n".join(audit.audit_request(request, **_where(args), **asked, log=_log).lines()))
+    found = (
+        audit.reassess(RunDir(Path(args.report)), env_root=_env_root(args), bisect=args.bisect)
+        if args.report  # a finished audit assessed again from its files
+        else audit.audit_request(request, **_where(args), **asked, log=_log)
+    )
+    print("\n".join(found.lines()))
     return 0
 
 

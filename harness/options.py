@@ -336,6 +336,11 @@ AUDIT_BISECT = Option(
     action="store_true",
     help="bisect each weakened test to the release of its library that weakened it",
 )
+AUDIT_REPORT = Option(
+    ("--report",),
+    metavar="RUN_DIR",
+    help="assess a finished or interrupted audit again from its files, and rewrite its reports",
+)
 AUDIT_HELP = (
     "do the problems' tests still tell right answers from wrong ones: null answers, "
     "mutants, repeats, time, safety and network, per combo; write audit.json and audit.md"
@@ -373,7 +378,7 @@ QUIET = Option(("-q", "--quiet"), action="store_true", help="no progress output"
 # probes are answers, graded apart from their checks)
 AUDIT = (
     *SELECT_COMBOS, OWN_ENVS, PROBLEMS, LIBRARY, PROBLEM_ID, LIMIT, SHARD, MUTANTS, SEED, AUDIT_REPEATS,
-    AUDIT_BISECT, RESULTS, RUN_ID, ENV_DIR, PYTHON_DOWNLOADS, JOBS, BURST_JOBS, TIMEOUT, MEMORY_MB,
+    AUDIT_BISECT, AUDIT_REPORT, RESULTS, RUN_ID, ENV_DIR, PYTHON_DOWNLOADS, JOBS, BURST_JOBS, TIMEOUT, MEMORY_MB,
     ISOLATION, FRESH_FOR, ALLOW_UNSANDBOXED_ANSWERS, QUIET,
 )  # fmt: skip
 PRINT_JSON = Option(("--json",), action="store_true", help="print JSON (for scripts and CI)")

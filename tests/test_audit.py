@@ -117,3 +117,15 @@ def test_audit_finds_what_each_problem_was_made_to_be(tmp_path: Path) -> None:
     assert all(r["crossed"] for r in probes if r["status"] in ("pass", "fail"))
     assert "Test health" in (run / "report.html").read_text()
     assert "## Weak: wrong answers the tests accept" in (run / "audit.md").read_text()
+    # assessed again from its files, the audit says the same
+    again = subprocess.run(
+        [sys.executable, "-m", "harness", "audit", "--report", str(run)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    reassessed = json.loads((run / "audit.json").read_text())
+    assert reassessed["problems"] == found["problems"]
+    assert reassessed["settings"]["repeats"] == 3

@@ -235,3 +235,16 @@ def test_repeats_count_only_where_the_copy_gives_the_references_verdict() -> Non
     (h,) = assess([PROBLEM], PROBES, [*outcomes, again], default_limit=60)
     assert h.verdicts == ("pass",)
     assert Flag.FLAKY not in h.flags
+
+
+def test_a_dataset_fetched_at_run_time_is_data_bound() -> None:
+    failed = outcome(
+        "reference",
+        Status.ERROR,
+        exc_type="OSError",
+        message="[Errno 30] Read-only file system: '/root/.cache'",
+        traceback="site-packages/seaborn/utils.py:570 in load_dataset\nos.py:225 in makedirs",
+    )
+    (h,) = assess([PROBLEM], PROBES, [failed, *graded()[1:]], default_limit=60)
+    assert h.flags == (Flag.REFERENCE_FAILS, Flag.DATA)
+    assert h.needs_evidence.endswith("(in load_dataset)")

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from harness import reports
 from harness.app import plan
+from harness.app.bisect import bisect_job
 from harness.audit import health, probes
 from harness.audit.files import AuditFiles
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, UsageError
 from harness.core.findings import Finding
 from harness.core.results import write_json
 from harness.envs import workspace
@@ -250,6 +251,40 @@ def _settings(job: Job, made: Sequence[probes.Probe], repeats: int) -> dict[str,
         "repeats": repeats,
         "headroom": health.HEADROOM,
     }
+
+
+def reassess(run: RunDir, *, env_root: Path, bisect: bool = False) -> Audited:
+    """``harness audit --report``: assess a finished (or interrupted) audit again from its
+    files — its outcomes, probes and envs, its problems as its run.json names them — and
+    rewrite audit.json, audit.md and the run's reports; with ``bisect``, bisect its
+    weakened tests too."""
+    manifest = run.read_manifest()
+    files = AuditFiles(run)
+    if manifest is None or not files.probes.is_file():
+        raise UsageError(
+            f"{run.root}: not an audit's directory (no run.json or audit-probes.jsonl)"
+        )
+    made = probes.read(files.probes)
+    chosen = {p.problem_id for p in made}
+    job = bisect_job(str(run.root), None, (), (), env_root)  # its problems, matrix, limits
+    problems = [p for p in job.problems if p.id in chosen]
+    outcomes = read_outcomes(run)
+    healths = health.assess(problems, made, outcomes, default_limit=job.options.timeout)
+    envs = run.read_envs(list(manifest.combos))
+    own = {p.library for p in problems}
+    versions = {c: {**e.library_versions(own), "python": e.python} for c, e in envs.items()}
+    found = health.weakened(healths, made, outcomes, versions)
+    repeats = 1 + len(files.repeats())
+    settings = {"run_id": run.run_id, "combos": list(manifest.combos), "problems": len(problems),
+                "probes": len(made), "repeats": repeats, "headroom": health.HEADROOM}  # fmt: skip
+    _write(files, healths, found, settings)
+    if bisect and found:
+        builder = EnvBuilder(env_root, Index(job.spec.index_url))
+        with reporter(True) as progress:
+            found = _bisected(replace(job, problems=problems), made, found, builder, progress)
+        _write(files, healths, found, settings)
+    reports.write_reports(run, problems=problems)
+    return Audited(tuple(healths), tuple(found), len(made), files.markdown, run.report_html)
 
 
 def read_outcomes(run: RunDir) -> list[Outcome]:

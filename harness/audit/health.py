@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
 HEADROOM = 4.0
 _GRADED_IN_PROCESS = "graded in the solution's process: "
 _NETWORK_NOTE = "reached for the network"
+# the frames of a library fetching a dataset into its data home (seaborn's load_dataset,
+# scikit-learn's fetch_*): where that fails, the problem wants data a sandbox does not hold
+_FETCHES = re.compile(r"\bin (load_dataset|fetch_\w+|get_data_home)\b")
 
 
 class Flag(str, enum.Enum):
@@ -264,6 +268,9 @@ def _needs(outcomes: Sequence[Outcome]) -> tuple[str, str]:
             return "network", o.first_line[:200]
         if diagnosis is not None and diagnosis.cause is Cause.NEEDS_DATA:
             return "data", o.first_line[:200]
+        fetched = _FETCHES.search(o.traceback) if o.status.is_failure else None
+        if fetched is not None:
+            return "data", f"{o.first_line[:160]} (in {fetched.group(1)})"
     return "", ""
 
 
