@@ -10,11 +10,14 @@ import pytest
 from harness.app import audit
 from harness.audit.health import Weakened
 from harness.audit.probes import Probe
-from harness.core.errors import HarnessError
+from harness.core.errors import HarnessError, UsageError
 from harness.core.problem import Problem
+from harness.execute.rundir import RunRequest
 from harness.labs import bisection
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from harness.envs.build import EnvBuilder
     from harness.execute.job import Job
     from harness.execute.progress import Reporter
@@ -48,3 +51,17 @@ def test_a_bisection_that_cannot_run_is_a_finding_not_the_end(
         assert w.finding.first_bad is None
         assert w.finding.how.startswith("cannot bisect: harness: no Python from 3.13")
         assert (w.finding.good, w.finding.bad) == ("pandas 1", "pandas 2")
+
+
+@pytest.mark.parametrize(("mutants", "repeats"), [(-1, 3), (5, 0)])
+def test_bad_counts_are_one_line_errors(tmp_path: Path, mutants: int, repeats: int) -> None:
+    with pytest.raises(UsageError, match="--mutants must be at least 0 and --repeats at least 1"):
+        audit.audit_request(
+            RunRequest(),
+            results=tmp_path,
+            run_id=None,
+            env_root=tmp_path,
+            jobs=1,
+            mutants=mutants,
+            repeats=repeats,
+        )

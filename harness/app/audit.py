@@ -90,6 +90,8 @@ def audit_request(
 ) -> Audited:
     """``harness audit``: plan the references ``request`` selects (its answers and idioms
     are not the audit's), add their probes, run, repeat, assess and write."""
+    if mutants < 0 or repeats < 1:
+        raise UsageError("--mutants must be at least 0 and --repeats at least 1")
     request = replace(request, answers=(), idioms=False, no_reference=False, repeat=1)
     job = plan.plan(
         request,
