@@ -248,3 +248,27 @@ def test_a_dataset_fetched_at_run_time_is_data_bound() -> None:
     (h,) = assess([PROBLEM], PROBES, [failed, *graded()[1:]], default_limit=60)
     assert h.flags == (Flag.REFERENCE_FAILS, Flag.DATA)
     assert h.needs_evidence.endswith("(in load_dataset)")
+
+
+def test_a_mutant_the_guard_could_not_send_to_is_not_killed() -> None:
+    refused = "what the check gives the solution cannot be sent to it: a lock"
+    outcomes = [
+        outcome(o.source, Status.ERROR, exc_type="GuardError", message=refused)
+        if o.source == "model:mutant-1"
+        else o
+        for o in graded()
+    ]
+    (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
+    assert (h.mutants, h.killed) == (1, 1)  # mutant-2 alone was judged
+    # nor is it weakened where it passes in the next combo
+    old = [
+        outcome(o.source, o.status, combo="old", exc_type=o.exc_type, message=o.message)
+        for o in outcomes
+    ]
+    new = graded(mutant_1=Status.PASS)
+    healths = assess([PROBLEM], PROBES, [*old, *new], default_limit=60)
+    versions = {
+        "old": {"pandas": "2.1.0", "python": "3.11"},
+        "new": {"pandas": "2.2.0", "python": "3.11"},
+    }
+    assert weakened(healths, PROBES, [*old, *new], versions) == []

@@ -213,7 +213,7 @@ def _health(
     mutants = killed = 0
     for probe in probes:
         outcome = graded.get(probe.source)
-        if outcome is None or outcome.status in (Status.SKIPPED, Status.ENV_ERROR):
+        if outcome is None or not _judged(outcome):
             continue
         if probe.kind == "null":
             nulls.append(probe.name)
@@ -253,6 +253,15 @@ def _health(
         needs_evidence=evidence,
     )
     return _flagged(health)
+
+
+def _judged(o: Outcome) -> bool:
+    """Whether the tests judged the answer: it ran, and what the check gives it or what it
+    sent back crossed (a guard refusal is not a verdict on the code, as in drift)."""
+    if o.status in (Status.SKIPPED, Status.ENV_ERROR):
+        return False
+    diagnosis = diagnose(o) if o.status.is_failure else None
+    return diagnosis is None or diagnosis.cause is not Cause.GUARD_REFUSED
 
 
 def _needs(outcomes: Sequence[Outcome]) -> tuple[str, str]:
@@ -313,7 +322,9 @@ def weakened(
     """Mutants killed in one combo and surviving in a later one (era order), the
     reference passing in both: the first such step of each (problem, mutant)."""
     status: dict[tuple[str, str, str], Status] = {
-        (o.problem_id, o.source, o.combo): o.status for o in outcomes if o.attempt == 0
+        (o.problem_id, o.source, o.combo): o.status
+        for o in outcomes
+        if o.attempt == 0 and _judged(o)
     }
     passing = {(h.problem_id, h.combo) for h in healths if h.reference == Status.PASS.value}
     order = era_order(sorted({h.combo for h in healths}), versions)
@@ -327,7 +338,6 @@ def weakened(
             for c in order
             if (probe.problem_id, c) in passing and (probe.problem_id, probe.source, c) in status
         ]
-        steps = [(c, s) for c, s in steps if s not in (Status.SKIPPED, Status.ENV_ERROR)]
         for (before, was), (after, now) in itertools.pairwise(steps):
             if was.is_failure and now is Status.PASS:
                 library = library_of.get(probe.problem_id, "")
