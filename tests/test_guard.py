@@ -105,3 +105,22 @@ def test_the_placer_runs_solutions_only_in_an_executions_working_directory(
     finally:
         resident.drop_template()
         template.close()
+
+
+class _ObjectsWithoutFlat:
+    """Looks like an object-dtype array to a quick test (pandas' Series), has no ``flat``."""
+
+    dtype = type("D", (), {"kind": "O"})()
+
+
+@pytest.mark.parametrize(
+    ("value", "counted"),
+    [([1, 2], True), (len, False), (_ObjectsWithoutFlat(), False)],
+)
+def test_the_digest_counts_data_and_never_raises(value: Any, counted: bool) -> None:
+    apart = guard.Guard("result = 1", close_fds=[], sandboxed=False, limits={})
+    empty = apart.crossed.hexdigest()
+    apart._digest("result", value, pickle.dumps(1))
+    assert (apart.crossed.hexdigest() != empty) is counted
+    # what raised while it looked (a Series has no ``flat``) leaves no digest, no error
+    assert apart.undigested is isinstance(value, _ObjectsWithoutFlat)

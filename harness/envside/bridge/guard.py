@@ -45,6 +45,10 @@ if TYPE_CHECKING:
     from .admission import Usage
 
 
+# what the digest leaves out: code, which an equivalent answer may write otherwise
+_CODE = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType)
+
+
 class GuardRefusedError(Exception):
     """The check's process would not admit a value the solution sent back."""
 
@@ -254,12 +258,14 @@ class Guard:
 
     def _digest(self, label: str, value: Any, blob: bytes) -> None:
         """Count a value the solution sent back in ``crossed`` (its pickle as sent), if it
-        is data: its own functions and classes are code, which an equivalent answer may
-        write otherwise."""
-        if holds_artists(value):
-            self.undigested = True  # see undigested
-        elif not isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
-            self.crossed.update(label.encode() + b"\0" + len(blob).to_bytes(8, "big") + blob)
+        is data (not ``_CODE``). Never raises: the digest is a note, never a verdict."""
+        try:
+            if holds_artists(value):
+                self.undigested = True  # see undigested
+            elif not isinstance(value, _CODE):
+                self.crossed.update(label.encode() + b"\0" + len(blob).to_bytes(8, "big") + blob)
+        except Exception:  # a value whose attributes raise (a Series has no ``flat``)
+            self.undigested = True
 
     def _apply_figures(
         self, report: Json, rest: list[bytes], bundled: list[str] | None, env: dict[str, Any]
