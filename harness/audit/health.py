@@ -360,11 +360,16 @@ def weakened(
     return found
 
 
-def counts(healths: Sequence[Health], found: Sequence[Weakened] = ()) -> dict[str, int]:
-    """How many problems carry each flag, in any combo."""
-    flagged: dict[str, set[str]] = {str(f): set() for f in Flag}
+def flagged(healths: Sequence[Health], found: Sequence[Weakened] = ()) -> dict[str, list[str]]:
+    """The problems each flag names, in any combo (what the nightly compares night to night)."""
+    named: dict[str, set[str]] = {str(f): set() for f in Flag}
     for h in healths:
         for f in h.flags:
-            flagged[str(f)].add(h.problem_id)
-    flagged[str(Flag.WEAKENED)] = {w.problem_id for w in found}
-    return {name: len(ids) for name, ids in flagged.items()}
+            named[str(f)].add(h.problem_id)
+    named[str(Flag.WEAKENED)] = {w.problem_id for w in found}
+    return {flag: sorted(ids) for flag, ids in named.items()}
+
+
+def counts(healths: Sequence[Health], found: Sequence[Weakened] = ()) -> dict[str, int]:
+    """How many problems carry each flag, in any combo."""
+    return {name: len(ids) for name, ids in flagged(healths, found).items()}

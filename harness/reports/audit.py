@@ -7,7 +7,7 @@ import statistics
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from harness.audit.health import HEADROOM, Flag, counts
+from harness.audit.health import HEADROOM, Flag, counts, flagged
 from harness.reports.page import e, table
 
 if TYPE_CHECKING:
@@ -67,16 +67,6 @@ def _bucket(score: float) -> str:
     if score >= 0.8:
         return "0.8–1"
     return "0.5–0.8" if score >= 0.5 else "<0.5"
-
-
-def flagged(healths: Sequence[Health], found: Sequence[Weakened] = ()) -> dict[str, list[str]]:
-    """The problems each flag names, in any combo (what the nightly compares night to night)."""
-    named: dict[str, set[str]] = {str(f): set() for f in Flag}
-    for h in healths:
-        for f in h.flags:
-            named[str(f)].add(h.problem_id)
-    named[str(Flag.WEAKENED)] = {w.problem_id for w in found}
-    return {flag: sorted(ids) for flag, ids in named.items()}
 
 
 # The flags the nightly issue reports when a problem newly carries one.
