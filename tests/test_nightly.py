@@ -428,7 +428,8 @@ def test_three_nights_with_a_pre_release_lane_that_moves(tmp_path: Path) -> None
 
 # -- the workflow's runners: the sandbox must work there -----------------------------------
 
-WORKFLOW = ROOT / ".github" / "workflows" / "nightly.yml"
+# the jobs live in the reusable workflow; nightly.yml only calls it (test_workflow_reusable)
+WORKFLOW = ROOT / ".github" / "workflows" / "harness.yml"
 SWITCH = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
 PREPARE = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 GATE = "harness doctor --check sandbox"

@@ -1,7 +1,7 @@
 """The fan-out path: plan the jobs, merge what they produced, say what is new.
 
-The nightly workflow (``.github/workflows/nightly.yml``) calls exactly these, so the
-whole path runs the same on one machine:
+The reusable workflow (``.github/workflows/harness.yml``, which our nightly and other
+repositories call) runs exactly these, so the whole path runs the same on one machine:
 
     harness plan --github --shards 2      # the job matrix, JSON for fromJSON
     harness run --combos C --shard 1/2    # one job: one shard of one combo
