@@ -1,3 +1,3 @@
 """Run data-science benchmark problems across a matrix of library versions and report API drift."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

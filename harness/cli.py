@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness import options as o
 from harness.analysis import history
-from harness.app import doctor, nightly, reach, validate
+from harness.app import doctor, init, nightly, reach, validate
 from harness.app import run as main_job
 from harness.app.bisect import bisect_one, bisect_run
+from harness.core import defaults
 from harness.core.errors import HarnessError
 from harness.envs import interpreters
 from harness.execute import allowlist
@@ -301,11 +302,23 @@ def cmd_reach(args: argparse.Namespace) -> int:
     return 0
 
 
+@command(
+    "init",
+    "write a starter matrix.toml (and a nightly workflow) into a project",
+    o.INIT_DIRECTORY,
+    o.INIT_GITHUB,
+)
+def cmd_init(args: argparse.Namespace) -> int:
+    print("\n".join(init.init(Path(args.directory), github=args.github).lines()))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="harness",
         description="Run data-science benchmark problems across a matrix of library versions.",
     )
+    o.add(parser, o.VERSION)
     sub = parser.add_subparsers(dest="command", required=True)
     for name, declared in COMMANDS.items():
         p = sub.add_parser(name, help=declared.help)
@@ -322,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "python_downloads", None):  # uv's setting, for every env this builds
         interpreters.set_downloads(args.python_downloads)
     try:
+        if said := defaults.notice(getattr(args, "matrix", None), getattr(args, "problems", None)):
+            _log(said)
         return COMMANDS[args.command].run(args)
     except HarnessError as exc:
         for line in exc.lines():  # several mistakes of one file: one line each

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from harness import __version__
 from harness.app.doctor import KINDS
 from harness.app.nightly import GITHUB_JOB_LIMIT
+from harness.core.defaults import MATRIX_FILE
 from harness.core.problem import REFERENCE
 from harness.envs.interpreters import DOWNLOADS, downloads_setting
 from harness.execute.allowlist import SHIPPED
@@ -51,6 +54,7 @@ class Option:
     metavar: str | None = None
     nargs: str | None = None
     required: bool = False
+    version: str | None = None  # action="version": what it prints
 
     @property
     def bare(self) -> Option:
@@ -72,6 +76,7 @@ class Option:
             "metavar": self.metavar,
             "nargs": self.nargs,
             "required": self.required or None,
+            "version": self.version,
         }
         settings: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         if self.action == "append":
@@ -99,7 +104,11 @@ def _cores() -> int:
 
 # -- which combos ----------------------------------------------------------------------------
 
-MATRIX = Option(("--matrix",), default="matrix.toml", help="matrix file (default: %(default)s)")
+MATRIX = Option(
+    ("--matrix",),
+    default=MATRIX_FILE,
+    help="matrix file (default: matrix.toml here, else the embedded default)",
+)
 COMBOS = Option(
     ("--combos",),
     action="append",
@@ -123,7 +132,7 @@ PROBLEMS = Option(
     metavar="PATH",
     help="problem file, directory or URL, or a published benchmark by name: ds1000, "
     "bigcodebench, bigcodebench-hard (downloaded once, checksum-checked; repeatable; "
-    "default: problems/)",
+    "default: problems/ here, else the embedded suite)",
 )
 ANSWERS = Option(
     ("--answers",),
@@ -520,6 +529,24 @@ IN_PLACE = Option(
 REACH_NEAR = NEAR.helped(
     "try only the releases next to the one asked for, for this library (repeatable): for "
     "libraries whose every release costs gigabytes, such as torch"
+)
+
+
+VERSION = Option(
+    ("--version",),
+    action="version",
+    version=f"harness {__version__} (ds-matrix-harness; Python {sys.version.split()[0]})",
+)
+
+# -- init ------------------------------------------------------------------------------------
+
+INIT_DIRECTORY = Option(
+    ("directory",), nargs="?", default=".", help="the project's folder (default: this one)"
+)
+INIT_GITHUB = Option(
+    ("--github",),
+    action="store_true",
+    help="also write .github/workflows/harness.yml, a nightly that calls our reusable workflow",
 )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import __version__
 from tests.conftest import ROOT
 from tests.workflows import caller_problems, declared_inputs, load
 
@@ -45,7 +46,7 @@ def test_the_reusable_workflow_declares_its_inputs() -> None:
         assert not spec.get("required"), name  # a caller may give none of them
     defaults = {name: spec.get("default") for name, spec in inputs.items()}
     assert defaults["matrix"] == "matrix.toml"
-    assert defaults["harness"] == "ds-matrix-harness"
+    assert defaults["harness"] == f"ds-matrix-harness=={__version__}"
     assert defaults["python-version"] == "3.11"
     assert defaults["bisect"] is True
     assert defaults["audit"] is True
@@ -139,8 +140,16 @@ def test_the_docs_example_is_a_short_right_caller() -> None:
     assert caller_problems(text, REUSABLE) == []
     assert 5 <= len(text.splitlines()) <= 10
     (job,) = load(text)["jobs"].values()
-    assert job["uses"] == EXAMPLE_USES  # `harness init --github` replaces the ref only
+    assert job["uses"] == EXAMPLE_USES  # `harness init --github` writes it as it is
     assert text.count("@v0.2.0") == 1
+
+
+def test_a_tag_of_the_workflow_installs_the_tool_of_that_release() -> None:
+    """The caller pins the workflow by tag; the tool it installs by default is that
+    release's, and the example names the version being released: bump them together."""
+    default = declared_inputs(REUSABLE)["harness"]["default"]
+    assert default == f"ds-matrix-harness=={__version__}"
+    assert EXAMPLE_USES.endswith(f"@v{__version__}")
 
 
 def test_the_docs_name_every_input() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from harness import reports
+from harness.core import defaults
 from harness.core.errors import UsageError
 from harness.envs.build import EnvBuilder
 from harness.execute import expected
@@ -27,7 +28,6 @@ from harness.labs import bisection
 from harness.labs import lab as lab_mod
 from harness.matrix import spec
 from harness.matrix.package_index import Index
-from harness.matrix.selection import DEFAULT_MATRIX
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
 
@@ -60,7 +60,7 @@ def bisect_job(
         all_problems, all_problems, answers or manifest.inputs.answers, idioms=False
     )
     return Job(
-        spec=spec.load(matrix or manifest.matrix or DEFAULT_MATRIX),
+        spec=spec.load(defaults.matrix(matrix or manifest.matrix)),
         combos=(),
         problems=all_problems,
         solutions=solutions,
@@ -91,7 +91,7 @@ def bisect_target(
     """What ``harness bisect --problem`` investigates: the execution of ``source``'s
     solution of the problem, the other libraries pinned as in ``combo`` (default: the
     matrix's baseline)."""
-    loaded = spec.load(matrix or DEFAULT_MATRIX)
+    loaded = spec.load(defaults.matrix(matrix))
     pinned = loaded.by_id.get(combo or loaded.baseline)
     if pinned is None:
         raise UsageError(f"--combo {combo!r}: no such combo in {loaded.path}")

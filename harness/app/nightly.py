@@ -25,6 +25,7 @@ from harness.analysis.summary import read as read_summary
 from harness.analysis.trends import DEFAULT_NIGHTS
 from harness.app import shards as shards_mod
 from harness.audit import files
+from harness.core import defaults
 from harness.core.errors import HarnessError, UsageError
 from harness.core.results import OutcomeWriter, read_outcomes, write_json
 from harness.execute.rundir import RunDir, RunManifest
@@ -377,7 +378,7 @@ def release_news(matrix: str, history: Path, write: Path | None = None) -> list[
     """``harness releases``: what the index published for the matrix's libraries since
     the last check recorded in ``history``, written as JSON to ``write`` when given."""
     with closing(connect(history)) as db:
-        news = releases.check(spec.load(matrix), db)
+        news = releases.check(spec.load(defaults.matrix(matrix)), db)
     if write is not None:
         write_json(write, news.to_dict())
     return releases.markdown(news)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from harness.app import shards
+from harness.core import defaults
 from harness.core.errors import UsageError
 from harness.core.results import new_run_id
 from harness.core.text import split
@@ -27,7 +28,6 @@ from harness.matrix.selection import select_combos
 from harness.problems import downloads
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
-from harness.problems.sets import DEFAULT_PROBLEMS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -49,9 +49,12 @@ def nightly_request(request: RunRequest, night: NightlySpec, base: Path) -> RunR
         path = Path(location)
         return location if path.is_absolute() or base == Path() else str(base / path)
 
+    declared = night.problems or (
+        (defaults.PROBLEMS_DIR,) if (base / defaults.PROBLEMS_DIR).is_dir() else ()
+    )  # none here either: the run's default (harness.core.defaults.problems)
     return replace(
         request,
-        problems=request.problems or tuple(located(p) for p in night.problems),
+        problems=request.problems or tuple(located(p) for p in declared),
         answers=request.answers or tuple(night.answer_files()),
         idioms=request.idioms and night.idioms,
     )
@@ -75,7 +78,7 @@ def plan(
     )
     if request.nightly:
         request = nightly_request(request, matrix.nightly, matrix.path.parent)
-    locations = request.problems or DEFAULT_PROBLEMS
+    locations = request.problems or defaults.problems()
     paths = problemsets.resolve(locations)
     options = execution_options.for_request(
         request,

@@ -31,6 +31,7 @@ from packaging.utils import canonicalize_name
 from harness import reports
 from harness.analysis import knowledge
 from harness.app.plan import place_in_own_envs
+from harness.core import defaults
 from harness.core.libraries import canonical
 from harness.core.results import write_json
 from harness.core.text import split
@@ -44,7 +45,6 @@ from harness.labs import lab as lab_mod
 from harness.labs.validate import COMPANIONS_LAG, ReleaseFacts, companions, release_before
 from harness.matrix import own_envs, spec
 from harness.matrix.package_index import Index, IndexUnavailableError
-from harness.matrix.selection import DEFAULT_MATRIX
 from harness.problems import sets as problemsets
 from harness.problems.answers import load_solutions
 from harness.reports import knowledge as knowledge_report
@@ -225,7 +225,7 @@ def reach_problems(
     loaded_problems = problemsets.load_problems(paths)
     problems = problemsets.filter_problems(loaded_problems, split(libraries), ids, limit)
     solutions = load_solutions(loaded_problems, problems, answers, idioms=idioms, log=log)
-    loaded = spec.load(DEFAULT_MATRIX) if Path(DEFAULT_MATRIX).is_file() else None
+    loaded = spec.load(defaults.MATRIX_FILE) if Path(defaults.MATRIX_FILE).is_file() else None
     index_url = loaded.index_url if loaded else None
     index = Index(index_url)
     matrix = spec.MatrixSpec(Path("own-envs"), (), "", index_url=index_url)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness import reports
+from harness.core import defaults
 from harness.core.errors import UsageError
 from harness.execute import options as execution_options
 from harness.execute.rundir import RunDir
@@ -19,7 +20,6 @@ from harness.labs.repair import outputs
 from harness.labs.repair.plan import RepairPlan, plan
 from harness.labs.repair.verify import Lab, unverified, verify
 from harness.matrix import spec
-from harness.matrix.selection import DEFAULT_MATRIX
 from harness.problems import sets as problemsets
 from harness.reports import repairs as repairs_report
 
@@ -66,7 +66,7 @@ def repair(
     manifest = run.read_manifest()
     if manifest is None:
         raise UsageError(f"{run_dir}: not a results directory (no run.json)")
-    locations = manifest.inputs.problems or problemsets.DEFAULT_PROBLEMS
+    locations = manifest.inputs.problems or defaults.problems()
     problems = problemsets.load(locations)
     proposed = plan(run, problems)
     reporter.log(
@@ -74,7 +74,7 @@ def repair(
         "have a proposed rewrite"
     )
     if check and proposed.proposed:
-        where = matrix or manifest.matrix or DEFAULT_MATRIX
+        where = defaults.matrix(matrix or manifest.matrix)
         trials = run.repairs / "runs"
         lab = Lab(
             spec=spec.load(where),

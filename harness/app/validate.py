@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.core import defaults
 from harness.core.errors import UsageError
 from harness.execute import options as execution_options
 from harness.execute.runner import RunOptions
 from harness.labs import validate
 from harness.matrix import spec
-from harness.matrix.selection import DEFAULT_MATRIX
 from harness.problems import sets as problemsets
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def validate_problems(
     if write_table is not None and not write_table.is_file():
         raise UsageError(f"--write-table {write_table}: no such file")
     paths = problemsets.resolve(locations)
-    matrix = spec.load(DEFAULT_MATRIX) if Path(DEFAULT_MATRIX).is_file() else None
+    matrix = spec.load(defaults.MATRIX_FILE) if Path(defaults.MATRIX_FILE).is_file() else None
     options = execution_options.for_problems(
         jobs=jobs,
         timeout=matrix.timeout if matrix else RunOptions().timeout,

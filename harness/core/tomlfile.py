@@ -92,7 +92,10 @@ class TomlFile:
             key = _KEY.match(raw)
             if key and table == tuple(want_table) and key.group(1).strip("\"'") == want_key:
                 return number
-        return table_line or prefix_line
+        found = table_line or prefix_line
+        if found is None and len(keys) > 1:  # a key of an inline table: the line naming it
+            return self.line_of(*keys[:-1])
+        return found
 
 
 def _line_from_message(message: str) -> int | None:

@@ -35,7 +35,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from harness.core.libraries import BY_KEY, LIBRARIES
-from harness.envs import interpreters
+from harness.envs import interpreters, sources
 from harness.matrix.package_index import Index, IndexUnavailableError
 from harness.matrix.spec import Combo, VersionKind
 
@@ -87,6 +87,9 @@ class EnvInfo:
     as_of: str = ""  # the combo's date (ISO), when it is resolved as the index was that day
     # a nightly lane's kind ("pre-release", "nightly wheels", "lane"); "" for a combo
     lane: str = ""
+    # packages that came from another index than the main one (the matrix's sources and
+    # torch_backend): package → that index's URL, as the lock says
+    indexes: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def python_exe(self) -> Path:
@@ -98,6 +101,7 @@ class EnvInfo:
         data["versions"] = dict(self.versions)
         data["imports"] = dict(self.imports)
         data["dropped"] = dict(self.dropped)
+        data["indexes"] = dict(self.indexes)
         return data
 
     @classmethod
@@ -164,9 +168,11 @@ def parse_lock(text: str) -> dict[str, str]:
 
 
 def lock_hash(lock_text: str, python_version: str) -> str:
-    """Identity of an env: its pins, its interpreter and the platform; not the comments."""
+    """Identity of an env: its pins, its interpreter and the platform; not the comments,
+    but for the index each package came from where the lock names one (a sourced combo's)."""
     pins = sorted(f"{k}=={v}" for k, v in parse_lock(lock_text).items())
-    material = "\n".join([python_version, platform.machine(), platform.system(), *pins])
+    origins = sorted(f"{k} from {url}" for k, url in sources.indexes_of(lock_text, "").items())
+    material = "\n".join([python_version, platform.machine(), platform.system(), *pins, *origins])
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -253,6 +259,10 @@ class EnvBuilder:
         source = stem.with_suffix(".in")
         target = stem.with_suffix(".txt")
         source.write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        if combo.sourcing.sources:  # only a project file sends a package to an index
+            source = stem / "pyproject.toml"
+            source.parent.mkdir(exist_ok=True)
+            source.write_text(sources.project(combo, requirements), encoding="utf-8")
         args = [
             "pip",
             "compile",
@@ -271,6 +281,7 @@ class EnvBuilder:
         if combo.resolution != "highest":
             args += ["--resolution", combo.resolution]
         args += binary_args(combo)
+        args += sources.compile_options(combo)
         if combo.as_of:
             cutoff = dt.datetime.combine(
                 combo.as_of + dt.timedelta(days=1), dt.time(), dt.timezone.utc
@@ -351,6 +362,7 @@ class EnvBuilder:
             lock_hash=digest,
             requirements=tuple(reqs),
             versions=parse_lock(lock),
+            indexes=sources.indexes_of(lock, self.index.url),
             reused=reused,
             build_s=round(time.monotonic() - start, 2),
             imports=imports,
@@ -418,18 +430,25 @@ class EnvBuilder:
             proc = self._uv("venv", str(env_dir), "--python", str(interpreter), "--quiet")
             if proc.returncode != 0:
                 raise _BuildError("sync", _uv_message(proc))
-            (env_dir / "harness.lock.txt").write_text(lock, encoding="utf-8")
+            installed = env_dir / "harness.lock.txt"
+            installed.write_text(lock, encoding="utf-8")
+            if combo.sourcing.sources:  # the lock's pins, each from its index
+                installed = env_dir / "harness-sources" / "pyproject.toml"
+                installed.parent.mkdir()
+                pins = sources.pinned_project(combo, parse_lock(lock))
+                installed.write_text(pins, encoding="utf-8")
             self.log(f"{label}: installing {len(parse_lock(lock))} packages")
             proc = self._uv(
                 "pip",
                 "sync",
-                str(env_dir / "harness.lock.txt"),
+                str(installed),
                 "--python",
                 str(env_dir / "bin" / "python"),
                 "--compile-bytecode",
                 "--quiet",
                 # what the resolution could not compile, the install may not either
                 *binary_args(combo),
+                *sources.uv_options(combo),
                 *self.index_args(combo),
             )
             if proc.returncode != 0:

@@ -24,7 +24,8 @@ class NightlySpec:
     """What the nightly workflow runs (``[nightly]``): problem sets, the models' answers
     found in a directory, and the matrix's combos to run."""
 
-    problems: tuple[str, ...] = ("problems",)
+    # (): problems/ beside the matrix file, else the default (harness.core.defaults)
+    problems: tuple[str, ...] = ()
     answers: Path | None = None  # a directory of <model>.jsonl; None: no models
     answers_required: bool = False  # named in the file: it must exist
     idioms: bool = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harness.core import defaults
 from harness.core.errors import UsageError
 from harness.core.text import split
 from harness.matrix import spec
@@ -16,23 +17,20 @@ if TYPE_CHECKING:
     from harness.matrix.spec import Combo, MatrixSpec
 
 
-DEFAULT_MATRIX = "matrix.toml"
-
-
 def select_combos(
-    matrix: str,
+    matrix: str | None,
     ids: Sequence[str] = (),
     keyword: str | None = None,
     tags: Sequence[str] = (),
     *,
     nightly: bool = False,
 ) -> tuple[MatrixSpec, list[Combo]]:
-    """The matrix file ``matrix`` and its combos chosen by id or glob, substring and tag.
+    """The matrix file ``matrix`` (None: the default, :func:`harness.core.defaults.matrix`) and its combos chosen by id or glob, substring and tag.
 
     The nightly lanes (``[nightly.lanes]``) are chosen only by name, or with ``nightly``:
     then the selection starts from what ``[nightly]`` declares, the combos it names and
     every lane."""
-    loaded = spec.load(matrix)
+    loaded = spec.load(defaults.matrix(matrix))
     names = split(ids)
     pool: Sequence[Combo] = loaded.combos
     if nightly and not names:

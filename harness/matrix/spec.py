@@ -25,9 +25,10 @@ from packaging.version import InvalidVersion, Version
 from harness.core.errors import SpecError
 from harness.core.libraries import BY_KEY, LIBRARIES
 from harness.core.tomlfile import TomlFile
-from harness.matrix import tables
+from harness.matrix import indexes, tables
 from harness.matrix.checks import Checks
 from harness.matrix.combos import select
+from harness.matrix.indexes import Source, Sourcing
 from harness.matrix.nightly_table import NightlySpec, nightly
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ _COMBO_KEYS = (
     "description",
     "nightly",
     "extra_index_url",
+    *indexes.KEYS,
 )
 NIGHTLY_INDEX = "https://pypi.anaconda.org/scientific-python-nightly-wheels/simple"
 _MATRIX_KEYS = (
@@ -56,6 +58,7 @@ _MATRIX_KEYS = (
     "index_url",
     "wheels_only",
     "build_from_source",
+    *indexes.KEYS,
 )
 _TABLES = ("matrix", "combos", "axes", "timeline", "nightly")
 
@@ -131,6 +134,8 @@ class Combo:
     wheels_only: bool = False
     # ...but for these source-only distributions, pure Python: built in seconds.
     build_from_source: tuple[str, ...] = ()
+    # Which named index serves which package, and uv's PyTorch backend (harness.matrix.indexes)
+    sourcing: Sourcing = field(default_factory=Sourcing)
 
     def library(self, key: str) -> LibrarySpec | None:
         return next((lib for lib in self.libraries if lib.library == key), None)
@@ -164,6 +169,8 @@ class Combo:
             "extra_index_url": self.extra_index_url,
             "wheels_only": self.wheels_only,
             "build_from_source": list(self.build_from_source),
+            "sources": [s.to_dict() for s in self.sourcing.sources],
+            "torch_backend": self.sourcing.torch_backend,
         }
 
     @classmethod
@@ -184,6 +191,10 @@ class Combo:
             extra_index_url=data.get("extra_index_url"),
             wheels_only=bool(data.get("wheels_only", False)),
             build_from_source=tuple(data.get("build_from_source", ())),
+            sourcing=Sourcing(
+                tuple(Source.from_dict(s) for s in data.get("sources", ())),
+                data.get("torch_backend"),
+            ),
         )
 
     def line(self) -> str:
@@ -240,6 +251,8 @@ class _Defaults:
     packages: dict[str, str]
     wheels_only: bool = False
     build_from_source: tuple[str, ...] = ()
+    # named indexes and which package comes from which (harness.matrix.indexes)
+    indexes: tuple[dict[str, str], Sourcing] = ({}, Sourcing())
     # [matrix] is not a table: a combo without a Python may have had it from there
     unread: bool = False
 
@@ -321,6 +334,7 @@ def _defaults(checks: Checks, matrix: dict[str, Any]) -> _Defaults:
         build_from_source=checks.each(
             checks.project, matrix.get("build_from_source", []), *sources_at
         ),
+        indexes=indexes.read(checks, matrix, ("matrix",), "matrix"),
     )
 
 
@@ -388,6 +402,7 @@ def _combo(checks: Checks, made: ComboTable, defaults: _Defaults) -> Combo:
     if "extra_index_url" in table:
         at = ((*keys, "extra_index_url"), f"{where}.extra_index_url")
         extra_index_url = checks.attempt(checks.url, table["extra_index_url"], *at)
+    _, sourcing = indexes.read(checks, table, keys, where, defaults.indexes)
     return Combo(
         made.id,
         python or "",  # missing: a mistake is reported, and this combo is never returned
@@ -401,6 +416,7 @@ def _combo(checks: Checks, made: ComboTable, defaults: _Defaults) -> Combo:
         extra_index_url=extra_index_url,
         wheels_only=defaults.wheels_only,
         build_from_source=defaults.build_from_source,
+        sourcing=sourcing,
     )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.core import defaults
 from harness.core.errors import UsageError
 from harness.envs.build import EnvBuilder
 from harness.matrix import spec
@@ -137,7 +138,7 @@ def fetch(
     needs = needed(problems)
     fetched = fetch_seaborn(needs.seaborn, root, seaborn_url)
     if needs.sklearn:
-        loaded = spec.load(matrix)
+        loaded = spec.load(defaults.matrix(matrix))
         chosen = loaded.by_id.get(combo or loaded.baseline)
         if chosen is None:
             raise UsageError(f"--combo {combo!r}: no such combo")

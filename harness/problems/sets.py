@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from harness.benchmarks import registry
 from harness.benchmarks.base import Row, set_name_of
+from harness.core import defaults
 from harness.core.errors import ProblemError
 from harness.core.jsonl import line_error, read_rows
 from harness.core.libraries import canonical
@@ -148,15 +149,12 @@ def filter_problems(
     return chosen[:limit] if limit is not None else chosen
 
 
-DEFAULT_PROBLEMS = ("problems",)
-
-
 def resolve(locations: Sequence[str]) -> list[Path]:
     """The local paths of ``locations`` (files, directories, URLs, named sets: downloaded
     once into the cache); default: our problems."""
-    return [downloads.resolve(p) for p in (locations or DEFAULT_PROBLEMS)]
+    return [downloads.resolve(p) for p in (locations or defaults.problems())]
 
 
 def load(locations: Sequence[str]) -> list[Problem]:
-    """The problems at ``locations`` (files, directories, URLs, ``ds1000``; default problems/)."""
+    """The problems at ``locations`` (files, directories, URLs, ``ds1000``; default: problems/ here, else the embedded one)."""
     return load_problems(resolve(locations))
