@@ -175,3 +175,19 @@ def test_torch_comes_as_a_cpu_build_from_the_pytorch_index(
     assert pins["torch"].endswith("+cpu")
     lock = next((tmp_path / "locks").glob("*.txt")).read_text()
     assert f"# from {CPU}" in lock
+
+
+def test_an_unreachable_source_index_is_the_one_named(tmp_path: Path, uv: FakeUv) -> None:
+    uv.error = (
+        "error: Failed to fetch: `https://download.pytorch.org/whl/cpu/torch/`\n"
+        "  Caused by: dns error: failed to lookup address information\n"
+    )
+    info, _ = EnvBuilder(tmp_path).build(combo(SOURCED))
+    assert (info.ok, info.stage) == (False, "resolve")
+    assert info.error.startswith(f"package index unreachable ({CPU}): ")
+
+
+def test_the_combo_line_says_where_packages_come_from() -> None:
+    assert combo(SOURCED).line().endswith(" torch<-pytorch-cpu")
+    assert combo(BACKEND).line().endswith(" torch_backend=cpu")
+    assert "<-" not in combo().line() and "backend" not in combo().line()

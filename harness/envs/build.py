@@ -291,8 +291,8 @@ class EnvBuilder:
         if proc.returncode != 0:
             message = _uv_message(proc)
             if _UNREACHABLE.search(message):
-                extra = combo.extra_index
-                url = extra if extra and _host(extra) in message else self.index.url
+                others = [combo.extra_index, *(s.url for s in combo.sourcing.sources)]
+                url = next((u for u in others if u and _host(u) in message), self.index.url)
                 message = f"package index unreachable ({url}): {message}"
                 raise _BuildError("resolve", message, unreachable=True)
             raise _BuildError("resolve", message)

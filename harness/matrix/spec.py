@@ -201,7 +201,10 @@ class Combo:
         """One line for ``harness combos``: id, Python, each library's constraint, date."""
         libs = " ".join(f"{lib.library}={lib.constraint}" for lib in self.libraries)
         as_of = f" as_of={self.as_of.isoformat()}" if self.as_of else ""
-        return f"{self.id:<28} python={self.python} {libs}{as_of}"
+        sourced = "".join(f" {s.package}<-{s.index}" for s in self.sourcing.sources)
+        if self.sourcing.torch_backend:
+            sourced += f" torch_backend={self.sourcing.torch_backend}"
+        return f"{self.id:<28} python={self.python} {libs}{as_of}{sourced}"
 
 
 @dataclass(frozen=True)
