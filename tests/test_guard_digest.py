@@ -312,6 +312,10 @@ _APART = {
     ),
     "columns": ("result = pd.DataFrame({'a': [1, 2]})", "result = pd.DataFrame({'b': [1, 2]})"),
     "index": ("result = pd.Series([1, 2])", "result = pd.Series([1, 2], index=[1, 2])"),
+    "index freq": (
+        "result = pd.Series([1, 2], index=pd.date_range('2024-01-01', periods=2))",
+        "result = pd.Series([1, 2], index=pd.DatetimeIndex(['2024-01-01', '2024-01-02']))",
+    ),
     "series name": ("result = pd.Series([1], name='a')", "result = pd.Series([1], name='b')"),
     "dtype": ("result = np.array([1, 2])", "result = np.array([1.0, 2.0])"),
     "shape": ("result = np.arange(6).reshape(2, 3)", "result = np.arange(6).reshape(3, 2)"),
@@ -402,3 +406,11 @@ def test_what_holds_a_figure_is_told_from_what_admission_built(python: Path) -> 
     assert not found["result"].startswith("?")
     for label in ("fig", "ax", "lines", guard.FIGURES):
         assert found[label].startswith("?"), (label, found)
+
+
+def test_the_answers_own_functions_and_classes_never_cross() -> None:
+    # so counting what crosses by its pickle counts library code only (by its name)
+    code = "import abc\nclass Mine(abc.ABC):\n    pass\ndef helper():\n    return 1\nresult = 2\n"
+    found, seen = grade(code, {"__name__": "solution"})
+    assert set(found) == {"result"}
+    assert "Mine" not in seen and "helper" not in seen

@@ -214,7 +214,8 @@ def _index(
         for level in range(index.nlevels):
             _values(pandas, index.get_level_values(level), out, count, depth)
         return
-    _tag(out, "Index")
+    freq = getattr(index, "freq", None)  # a DatetimeIndex's, which pandas' asserts compare
+    _tag(out, "Index:%s" % ("" if freq is None else getattr(freq, "freqstr", str(freq))))
     _walk(index.name, out, count, depth + 1, None)
     _values(pandas, index, out, count, depth)
 
