@@ -4,14 +4,12 @@ flaky and slow are found to be so, and every probe is graded as an untrusted ans
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"  # the env's Python is this one
 WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
@@ -129,3 +127,48 @@ def test_audit_finds_what_each_problem_was_made_to_be(tmp_path: Path) -> None:
     reassessed = json.loads((run / "audit.json").read_text())
     assert reassessed["problems"] == found["problems"]
     assert reassessed["settings"]["repeats"] == 3
+
+
+DIGEST_PROBLEMS = Path(__file__).parent / "data" / "audit-digest"
+
+
+@pytest.mark.network
+def test_the_digest_tells_equivalent_survivors_from_wrong_ones(tmp_path: Path) -> None:
+    """The red team's audit (tests/data/audit-digest), in DS-1000's 2024 combo: a Series
+    of strings does not hide the mutants a weak check passes; a mutant that changes only
+    an intermediate is likely equivalent, not a wrong answer; a set of strings is the
+    same value under every hash seed of the repeats."""
+    root = Path(__file__).resolve().parents[1]
+    envs = os.environ.get("HARNESS_ENV_DIR", str(root / ".harness" / "envs"))
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "harness", "audit", "--problems", str(DIGEST_PROBLEMS)),
+            *("--combos", "ds1000-2024", "--mutants", "8", "--repeats", "3", "-j", "1"),
+            *("--results", str(tmp_path / "results"), "--run-id", "d", "-q"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "HARNESS_ENV_DIR": envs},
+        check=False,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads((tmp_path / "results" / "d" / "audit.json").read_text())
+    by_name = {p["problem_id"].split("/")[-1]: p for p in found["problems"]}
+    assert {name: set(p["flags"]) for name, p in by_name.items()} == {
+        "weak-strings": {"weak"},
+        "strong-intermediate": set(),
+        "set-result": set(),
+    }
+    weak = by_name["weak-strings"]["survivors"]
+    assert weak and all(s["equivalent"] is False for s in weak)
+    strong = by_name["strong-intermediate"]["survivors"]
+    assert strong and all(s["equivalent"] is True for s in strong)
+    assert not by_name["set-result"]["values_vary"]
+    assert len(by_name["set-result"]["verdicts"]) == 3
+    rows = (tmp_path / "results" / "d" / "ds1000-2024.jsonl").read_text().splitlines()
+    copies = [json.loads(r) for r in rows if '"model:reference-copy' in r]
+    assert copies and all(
+        set(c["crossed"]) == {"result"} for c in copies if "set-result" in c["problem_id"]
+    )

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
-from harness.audit.health import HEADROOM, Flag, assess, counts, weakened, with_survivors
+from harness.audit.health import (
+    HEADROOM,
+    Flag,
+    assess,
+    compare,
+    counts,
+    weakened,
+    with_survivors,
+)
 from harness.audit.probes import Probe
+from harness.benchmarks.ds1000.audit import reads as ds1000_reads
+from harness.benchmarks.ours.audit import reads as ours_reads
+from harness.benchmarks.ours.load import compact_context
 from harness.core.problem import Problem
 from harness.core.results import Outcome, Part, Status
 
@@ -43,7 +55,7 @@ def graded(**statuses: Status) -> list[Outcome]:
         if probe.kind == "copy":
             status = Status.PASS
         crossed = "same" if probe.kind == "copy" else probe.name
-        found.append(outcome(probe.source, status, crossed=crossed))
+        found.append(outcome(probe.source, status, crossed={"result": crossed}))
     return found
 
 
@@ -65,7 +77,9 @@ def test_a_passing_null_makes_the_tests_weak() -> None:
 def test_a_survivor_with_other_values_is_weak_one_with_the_same_is_not() -> None:
     outcomes = graded(mutant_1=Status.PASS, mutant_2=Status.PASS)
     outcomes = [
-        o if o.source != "model:mutant-2" else outcome(o.source, Status.PASS, crossed="same")
+        o
+        if o.source != "model:mutant-2"
+        else outcome(o.source, Status.PASS, crossed={"result": "same"})
         for o in outcomes
     ]
     (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
@@ -80,7 +94,9 @@ def test_a_survivor_with_other_values_is_weak_one_with_the_same_is_not() -> None
 
 def test_only_likely_equivalent_survivors_are_not_weak() -> None:
     outcomes = [
-        outcome(o.source, Status.PASS, crossed="same") if o.source == "model:mutant-1" else o
+        outcome(o.source, Status.PASS, crossed={"result": "same"})
+        if o.source == "model:mutant-1"
+        else o
         for o in graded()
     ]
     (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
@@ -90,9 +106,13 @@ def test_only_likely_equivalent_survivors_are_not_weak() -> None:
 
 def test_survivors_cannot_be_compared_without_the_copys_digest() -> None:
     outcomes = [
-        outcome(o.source, Status.PASS, crossed="")
+        outcome(o.source, Status.PASS, crossed={})
         if o.source == "model:reference-copy"
-        else (outcome(o.source, Status.PASS, crossed="x") if o.source == "model:mutant-1" else o)
+        else (
+            outcome(o.source, Status.PASS, crossed={"result": "x"})
+            if o.source == "model:mutant-1"
+            else o
+        )
         for o in graded()
     ]
     (h,) = assess([PROBLEM], PROBES, outcomes, default_limit=60)
@@ -194,11 +214,11 @@ def test_survivors_of_a_problem_whose_own_values_vary_cannot_be_judged() -> None
     outcomes = graded(mutant_1=Status.PASS)
     assert with_survivors(PROBES, outcomes) == {"set/1"}
     second = Probe("set/1", "reference-copy-2", PROBLEM.reference_code)
-    varies = outcome("model:reference-copy-2", Status.PASS, crossed="other")
+    varies = outcome("model:reference-copy-2", Status.PASS, crossed={"result": "other"})
     (h,) = assess([PROBLEM], [*PROBES, second], [*outcomes, varies], default_limit=60)
     assert [s.equivalent for s in h.survivors] == [None]
     assert h.flags == (Flag.NONDETERMINISTIC,)
-    stable = outcome("model:reference-copy-2", Status.PASS, crossed="same")
+    stable = outcome("model:reference-copy-2", Status.PASS, crossed={"result": "same"})
     (h,) = assess([PROBLEM], [*PROBES, second], [*outcomes, stable], default_limit=60)
     assert [s.equivalent for s in h.survivors] == [False]
     assert h.flags == (Flag.WEAK,)
@@ -210,8 +230,8 @@ def test_no_survivors_nothing_to_judge() -> None:
 
 def test_the_repeats_grade_the_reference_as_an_answer() -> None:
     again = [
-        outcome("model:reference-copy", Status.PASS, crossed="same", attempt=1),
-        outcome("model:reference-copy", Status.FAIL, crossed="x", attempt=2),
+        outcome("model:reference-copy", Status.PASS, crossed={"result": "same"}, attempt=1),
+        outcome("model:reference-copy", Status.FAIL, crossed={"result": "x"}, attempt=2),
     ]
     (h,) = assess([PROBLEM], PROBES, [*graded(), *again], default_limit=60)
     assert h.verdicts == ("pass", "pass", "fail")
@@ -219,7 +239,7 @@ def test_the_repeats_grade_the_reference_as_an_answer() -> None:
 
 
 def test_a_reference_whose_values_vary_is_nondeterministic() -> None:
-    again = outcome("model:reference-copy", Status.PASS, crossed="other", attempt=1)
+    again = outcome("model:reference-copy", Status.PASS, crossed={"result": "other"}, attempt=1)
     (h,) = assess([PROBLEM], PROBES, [*graded(mutant_1=Status.PASS), again], default_limit=60)
     assert h.values_vary
     assert h.flags == (Flag.NONDETERMINISTIC,)  # and its survivor cannot be judged
@@ -272,3 +292,94 @@ def test_a_mutant_the_guard_could_not_send_to_is_not_killed() -> None:
         "new": {"pandas": "2.2.0", "python": "3.11"},
     }
     assert weakened(healths, PROBES, [*old, *new], versions) == []
+
+
+# -- what the digests compare: the names the check reads ---------------------------------
+
+
+def _survivor_with(copy: dict[str, str], mutant: dict[str, str], problem: Problem = PROBLEM) -> Any:
+    outcomes = [
+        (
+            outcome(o.source, Status.PASS, crossed=mutant)
+            if o.source == "model:mutant-1"
+            else (outcome(o.source, Status.PASS, crossed=copy) if o.source.endswith("copy") else o)
+        )
+        for o in graded()
+    ]
+    probes = [Probe(problem.id, p.name, p.code) for p in PROBES]
+    outcomes = [dataclasses.replace(o, problem_id=problem.id) for o in outcomes]
+    (h,) = assess([problem], probes, outcomes, default_limit=60)
+    (s,) = h.survivors
+    return h, s
+
+
+def test_only_the_names_the_check_reads_are_compared() -> None:
+    # DS-1000 reads ``result``: a temporary of the mutant's own does not make it differ
+    h, s = _survivor_with({"result": "a", "ranked": "b"}, {"result": "a", "ranked": "c", "i": "d"})
+    assert (s.equivalent, h.flags) == (True, ())
+    h, s = _survivor_with({"result": "a"}, {"result": "z"})
+    assert (s.equivalent, h.flags) == (False, (Flag.WEAK,))
+    # a problem whose check may read anything (a full context): every name counts
+    full = dataclasses.replace(
+        PROBLEM, id="ours/full", source_file="ours/full.toml", code_context=FULL_CONTEXT
+    )
+    h, s = _survivor_with({"result": "a", "t": "b"}, {"result": "a", "t": "c"}, full)
+    assert (s.equivalent, h.flags) == (False, (Flag.WEAK,))
+
+
+def test_a_survivor_that_cannot_be_compared_says_why() -> None:
+    # what crossed unnamed (figures, calls, values fetched) is compared always
+    _, s = _survivor_with(
+        {"result": "a", "<figures>": "?a figure crossed"}, {"result": "a", "x": "?whatever"}
+    )
+    assert (s.equivalent, s.uncompared) == (None, "<figures>: a figure crossed")
+    # an undigested temporary the check does not read is no reason
+    _, s = _survivor_with({"result": "a"}, {"result": "a", "names": "?it holds matplotlib objects"})
+    assert (s.equivalent, s.uncompared) == (True, "")
+    _, s = _survivor_with({}, {})
+    assert (s.equivalent, s.uncompared) == (None, "nothing the check reads crossed")
+    _, s = _survivor_with({"result": "a"}, {"result": "?what a call returned"})
+    assert s.uncompared == "result: what a call returned"
+
+
+def test_the_copys_values_varying_only_where_the_check_does_not_read_is_deterministic() -> None:
+    second = Probe("set/1", "reference-copy-2", PROBLEM.reference_code)
+    outcomes = [
+        *graded(mutant_1=Status.PASS),
+        outcome(
+            "model:reference-copy-2", Status.PASS, crossed={"result": "same", "others": "seed"}
+        ),
+    ]
+    (h,) = assess([PROBLEM], [*PROBES, second], outcomes, default_limit=60)
+    assert not h.values_vary
+    assert Flag.NONDETERMINISTIC not in h.flags
+
+
+def test_an_older_outcome_files_single_digest_still_reads_and_compares() -> None:
+    row = outcome("model:mutant-1", Status.PASS).to_dict()
+    old = Outcome.from_dict({**row, "crossed": "0123456789abcdef"})
+    assert old.crossed == {"": "0123456789abcdef"}
+    assert Outcome.from_dict({**row, "crossed": ""}).crossed == {}
+    again = Outcome.from_dict(outcome("x", crossed={"result": "ab"}).to_dict())
+    assert again.crossed == {"result": "ab"}
+    assert "crossed" not in outcome("x").to_dict()
+    # two older outcomes: their one digest each is what is compared
+    assert compare({"": "a"}, {"": "a"}) == (True, "")
+    assert compare({"": "a"}, {"": "b"}) == (False, "")
+    assert compare({"": "a"}, {"result": "a"}) == (False, "")
+
+
+def test_our_compact_problems_read_result_and_full_contexts_anything() -> None:
+    compact = dataclasses.replace(
+        PROBLEM, source_file="p.toml", code_context=compact_context("x = 1\n", "assert 1\n")
+    )
+    assert ours_reads(compact) == ("result",)
+    assert ours_reads(dataclasses.replace(compact, code_context=FULL_CONTEXT)) is None
+    tampered = compact.code_context + "\nprint(namespace)\n"
+    assert ours_reads(dataclasses.replace(compact, code_context=tampered)) is None
+    assert ds1000_reads(PROBLEM) == ("result",)
+
+
+FULL_CONTEXT = (
+    "def test_execution(solution):\n    ns = {}\n    exec(solution, ns)\n    assert ns['t']\n"
+)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from harness.envside.allowlist import Allowlist
-from harness.envside.bridge import crossing_errors, guard, resident
+from harness.envside.bridge import crossing_errors, guard, resident, transport
 from harness.envside.protocol import RUNS_SOLUTION
 
 ALLOWED = Allowlist.parse("builtins:complex call\n")
@@ -114,13 +114,28 @@ class _ObjectsWithoutFlat:
 
 
 @pytest.mark.parametrize(
-    ("value", "counted"),
-    [([1, 2], True), (len, False), (_ObjectsWithoutFlat(), False)],
+    ("value", "packages", "digested"),
+    [
+        ([1, 2], set(), True),
+        (len, set(), True),  # a library function crosses by its name: counted
+        (_ObjectsWithoutFlat(), set(), True),  # whatever its attributes, counted
+        ([1, 2], {"matplotlib"}, False),  # admitting it named Matplotlib: a figure's part
+    ],
 )
-def test_the_digest_counts_data_and_never_raises(value: Any, counted: bool) -> None:
+def test_the_digest_counts_data_and_never_raises(
+    value: Any, packages: set[str], digested: bool
+) -> None:
     apart = guard.Guard("result = 1", close_fds=[], sandboxed=False, limits={})
-    empty = apart.crossed.hexdigest()
-    apart._digest("result", value, pickle.dumps(1))
-    assert (apart.crossed.hexdigest() != empty) is counted
-    # what raised while it looked (a Series has no ``flat``) leaves no digest, no error
-    assert apart.undigested is isinstance(value, _ObjectsWithoutFlat)
+    apart._digest("result", value, pickle.dumps(1), packages)
+    found = apart.digests()
+    assert set(found) == {"result"}
+    assert (not found["result"].startswith("?")) is digested
+    if not digested:
+        assert found["result"] == "?it holds matplotlib objects"
+
+
+def test_a_holder_of_artists_is_told_by_what_it_is_made_of_not_its_attributes() -> None:
+    # the solution's side: an object-dtype value without ``flat`` (a Series of strings)
+    # holds no artist, and asking does not raise (it did, failing the whole report)
+    assert not transport.holds_artists(_ObjectsWithoutFlat())
+    assert transport.holds_artists([1, type("Axes", (), {"__module__": "matplotlib.axes"})()])

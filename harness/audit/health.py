@@ -6,8 +6,11 @@ included) and its probes' (:mod:`harness.audit.probes`):
 - **discriminating**: every null answer fails; each mutant is killed (fails) or survives
   (passes). The share killed is the **mutation score**. A survivor whose values, as they
   crossed to the check, were the reference copy's own is a *likely equivalent* mutant;
-  one whose values differ is a wrong answer the tests accept. ``weak``: a null passes,
-  or a survivor is a wrong answer the tests accept.
+  one whose values differ is a wrong answer the tests accept. The values compared are
+  those the check reads (``Audit.reads``: DS-1000's and our compact problems' ``result``;
+  else every name the answer sent back), and whatever crossed unnamed (figures, values
+  the check fetched, what calls returned), each by its digest (``Outcome.crossed``).
+  ``weak``: a null passes, or a survivor is a wrong answer the tests accept.
 - **deterministic**: the reference's verdicts over its repeats (other random seeds, other
   hash seeds, the batch in another order; each repeat grades the reference as an answer)
   agree, else ``flaky``; and the values it sends the check are the same in every run,
@@ -36,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from harness.analysis.causes import Cause, diagnose
 from harness.analysis.drift import era_order
 from harness.audit.probes import COPY, SECOND_COPY, Probe
+from harness.benchmarks import registry
 from harness.core.problem import MODEL_PREFIX, REFERENCE
 from harness.core.results import Status
 
@@ -82,9 +86,10 @@ class Survivor:
     description: str
     diff: str
     # its values as they crossed were the reference copy's own: likely equivalent. None:
-    # cannot tell (graded in one process, a figure crossed, the copy did not pass, or the
-    # reference's own values vary from run to run)
+    # cannot tell, and ``uncompared`` says why (graded in one process, a figure crossed,
+    # the copy did not pass, the reference's own values vary from run to run)
     equivalent: bool | None
+    uncompared: str = ""
 
 
 @dataclass(frozen=True)
@@ -204,11 +209,21 @@ def _health(
         # the repeats grade the reference as an answer: where that gives the reference's
         # own verdict, their verdicts are the reference's
         verdicts += tuple(o.status.value for o in copies if o.attempt > 0)
-    digests = {o.crossed for o in copies if o.status is Status.PASS and o.crossed}
+    audit = registry.audit_of(problem)
+    reads = audit.reads(problem) if audit is not None else None
+    digests = {
+        tuple(sorted(read.items()))
+        for read in (_read(o.crossed, reads) for o in copies if o.status is Status.PASS)
+        if read and not any(d.startswith(UNDIGESTED) for d in read.values())
+    }
     values_vary = len(digests) > 1
-    base = copy.crossed if copy is not None and copy.status is Status.PASS else ""
-    if values_vary:
-        base = ""  # the reference's own values vary between runs: cannot tell
+    base: dict[str, str] | None = None
+    if copy is None or copy.status is not Status.PASS:
+        why = "the reference copy did not pass"
+    elif values_vary:
+        why = "the reference's own values vary from run to run"
+    else:
+        base, why = _read(copy.crossed, reads), ""
     nulls, nulls_passed, survivors = [], [], []
     mutants = killed = 0
     for probe in probes:
@@ -222,9 +237,20 @@ def _health(
         elif probe.kind == "mutant":
             mutants += 1
             if outcome.status is Status.PASS:
-                equivalent = (outcome.crossed == base) if base and outcome.crossed else None
+                equivalent, uncompared = None, why
+                if outcome.graded == "in-process" or (copy is not None and copy.graded):
+                    uncompared = "graded in the answer's own process: nothing crossed"
+                elif base is not None:
+                    equivalent, uncompared = compare(base, _read(outcome.crossed, reads))
                 survivors.append(
-                    Survivor(probe.name, probe.operator, probe.description, probe.diff, equivalent)
+                    Survivor(
+                        probe.name,
+                        probe.operator,
+                        probe.description,
+                        probe.diff,
+                        equivalent,
+                        uncompared,
+                    )
                 )
             else:
                 killed += 1
@@ -253,6 +279,31 @@ def _health(
         needs_evidence=evidence,
     )
     return _flagged(health)
+
+
+UNDIGESTED = "?"  # a digest that is none: ``?`` and why
+
+
+def _read(crossed: Mapping[str, str], reads: Sequence[str] | None) -> dict[str, str]:
+    """The digests of what the check reads: the variables ``reads`` names, and what
+    crossed under a label that is no variable's name (figures, calls, values fetched, an
+    older outcome's one digest of everything); every label where ``reads`` is None."""
+    if reads is None:
+        return dict(crossed)
+    return {k: v for k, v in crossed.items() if k in reads or not k.isidentifier()}
+
+
+def compare(base: Mapping[str, str], other: Mapping[str, str]) -> tuple[bool | None, str]:
+    """Whether an answer sent the check the values the reference copy sent it (``base``:
+    the copy's digests of what the check reads, ``other``: the answer's): True, False,
+    or None and why it cannot tell."""
+    if not base or not other:
+        return None, "nothing the check reads crossed"
+    for label in sorted({*base, *other}):
+        for digest in (base.get(label, ""), other.get(label, "")):
+            if digest.startswith(UNDIGESTED):
+                return None, f"{label or 'what crossed'}: {digest[len(UNDIGESTED) :]}"
+    return dict(base) == dict(other), ""
 
 
 def _judged(o: Outcome) -> bool:

@@ -335,6 +335,10 @@ class Audit:
 
     nulls: Callable[[Problem], Mapping[str, str]]
     mutable: Callable[[Problem], str] = lambda problem: problem.reference_code
+    # the variables of the answer's whose values the check reads (DS-1000's ``result``):
+    # the audit compares the digests of these (and of what crossed unnamed: figures,
+    # values fetched, what calls returned) to tell a likely equivalent mutant; None: all
+    reads: Callable[[Problem], Sequence[str] | None] = lambda _problem: None
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from harness.envside import protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
     from types import TracebackType
 
@@ -107,9 +108,12 @@ class Outcome:
     # grades it, tests beside the answer, so its verdict is the answer's own report
     graded: str = ""
     parts: tuple[Part, ...] = ()
-    # of an answer graded across the boundary: a digest of the values it sent the check,
-    # in order; equal digests, equal values (``harness audit``'s likely equivalent mutants)
-    crossed: str = ""
+    # of an answer graded across the boundary: the digests of the values it sent the
+    # check, by label (``harness.envside.bridge.guard``: a variable's name, ``module:name``,
+    # ``<figures>``, ``<calls>``; ``?why`` where none could be taken); equal digests,
+    # equal values (``harness audit``'s likely equivalent mutants). An older file's one
+    # digest of everything reads as ``{"": digest}``.
+    crossed: Mapping[str, str] = field(default_factory=dict)
     # with --guard-record: what admitting the solution's values used (the allowlist's data)
     transport: Mapping[str, Any] = field(default_factory=dict)
 
@@ -130,6 +134,7 @@ class Outcome:
         data["status"] = self.status.value
         data["versions"] = dict(self.versions)
         data["transport"] = dict(self.transport)
+        data["crossed"] = dict(self.crossed)
         for key in ("traceback", "output", "note", "graded", "parts", "crossed", "transport"):
             if not data[key]:
                 del data[key]
@@ -162,7 +167,7 @@ class Outcome:
             output=str(data.get("output", "")),
             note=str(data.get("note", "")),
             graded=str(data.get("graded", "")),
-            crossed=str(data.get("crossed", "")),
+            crossed=read_crossed(data.get("crossed")),
             parts=tuple(
                 Part(
                     str(p["name"]),
@@ -174,6 +179,16 @@ class Outcome:
             ),
             transport=dict(data.get("transport", {})),
         )
+
+
+def read_crossed(value: Any) -> dict[str, str]:
+    """An outcome's ``crossed`` as a file holds it: label → digest; an older file's one
+    string, the digest of everything the answer sent, as ``{"": digest}``."""
+    if isinstance(value, str):
+        return {"": value} if value else {}
+    if isinstance(value, Mapping):
+        return {str(k): str(v) for k, v in value.items()}
+    return {}
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:

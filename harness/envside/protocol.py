@@ -178,6 +178,14 @@ def _names(value: Any, where: str) -> Dict[str, str]:
     return {key: _text(item, "%s[%r]" % (where, key)) for key, item in value.items()}
 
 
+def _digests(value: Any, where: str) -> Dict[str, str]:
+    """``crossed``: label → digest; a string, as older env sides wrote it, is one digest
+    of everything, under the label ``""`` ("" itself: none)."""
+    if isinstance(value, str):
+        return {"": value} if value else {}
+    return _names(value, where)
+
+
 def _object(value: Any, where: str) -> Json:
     if not isinstance(value, dict):
         raise _wrong(where, "an object", value)
@@ -428,9 +436,12 @@ class Record(_Schema):
     note: str = field(default="", metadata=_reads(_text))  # how it ran, where not as usual
     graded: str = field(default="", metadata=_reads(_text))  # "in-process", or ""
     parts: tuple[PartRecord, ...] = field(default=(), metadata=_reads(_each(PartRecord)))
-    # of an answer graded across the boundary: a digest of every value it sent back, in
-    # order (the health audit tells a mutant that computes the reference's own values)
-    crossed: str = field(default="", metadata=_reads(_text))
+    # of an answer graded across the boundary: the digest of the values it sent back, by
+    # label (a variable's name, ``module:name`` of a value fetched, ``<figures>``,
+    # ``<calls>``): 16 hex digits, or ``?`` and why there is none (the health audit tells
+    # a mutant that computes the reference's own values). Read from an older env side,
+    # one digest of everything: {"": digest}.
+    crossed: Dict[str, str] = field(default_factory=dict, metadata=_reads(_digests))
     # measuring the allowlist: what admitting the solution's values used
     transport: Json = field(default_factory=dict, metadata=_reads(_object))
 

@@ -203,12 +203,16 @@ def _equivalents(healths: Sequence[Health]) -> list[str]:
         "",
         (
             f"{len(alike)} surviving mutants sent the check the reference copy's own values "
-            f"(likely equivalent); {len(unknown)} could not be compared (graded in one process, "
-            "or the copy did not pass)."
+            f"(likely equivalent: equal digests of what the check reads); {len(unknown)} "
+            "could not be compared."
         ),
         "",
     ]
     lines += [f"- {h.problem_id} `{h.combo}` {s.name}: {s.description}" for h, s in alike[:SHOWN]]
+    why = Counter(s.uncompared or "not said" for _, s in unknown)
+    if why:
+        lines += ["", "Why survivors could not be compared:", ""]
+        lines += [f"- {n} × {reason}" for reason, n in why.most_common(SHOWN)]
     return [*lines, ""]
 
 

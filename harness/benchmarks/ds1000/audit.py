@@ -41,4 +41,11 @@ def null_answers(problem: Problem) -> dict[str, str]:
     return nulls.snippet(problem.reference_code, result=result, provided=provided)
 
 
-AUDIT = Audit(nulls=null_answers)
+def reads(problem: Problem) -> tuple[str, ...]:  # noqa: ARG001 - every problem alike
+    """What the check reads of the answer: every DS-1000 program runs the snippet and
+    whatever it sets after it in one ``exec`` and checks ``test_env["result"]`` (a
+    figure the Matplotlib problems draw crosses as one, compared always)."""
+    return ("result",)
+
+
+AUDIT = Audit(nulls=null_answers, reads=reads)

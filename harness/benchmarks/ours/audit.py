@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from harness.benchmarks import nulls
 from harness.benchmarks.base import Audit
+from harness.benchmarks.ours.load import compact_context
 
 if TYPE_CHECKING:
     from harness.core.problem import Problem
@@ -19,4 +20,21 @@ def null_answers(problem: Problem) -> dict[str, str]:
     )
 
 
-AUDIT = Audit(nulls=null_answers)
+# what follows ``_SETUP = …`` and ``_CHECK = …`` (one line each) in the compact form's context
+_COMPACT_TAIL = compact_context("", "").split("\n", 2)[2]
+
+
+def reads(problem: Problem) -> tuple[str, ...] | None:
+    """What the check reads of the answer: the compact form's check sees ``result``
+    alone; a full context may read anything (None)."""
+    lines = problem.code_context.split("\n", 2)
+    compact = (
+        len(lines) == 3
+        and lines[0].startswith("_SETUP = ")
+        and lines[1].startswith("_CHECK = ")
+        and lines[2] == _COMPACT_TAIL
+    )
+    return ("result",) if compact else None
+
+
+AUDIT = Audit(nulls=null_answers, reads=reads)

@@ -900,7 +900,14 @@ def admit(
     allowlist: Allowlist,
     usage: Optional[Usage] = None,
     persistent: Optional[Callable[[str, int], Any]] = None,
+    packages: Optional[Set[str]] = None,
 ) -> Any:
     """The value ``data`` pickles, built only from what ``allowlist`` admits (and, where
-    ``persistent`` is given, the handles it names: ``crossing_*.py``)."""
-    return Admission(data, allowlist, usage, persistent).load()
+    ``persistent`` is given, the handles it names: ``crossing_*.py``). ``packages``, if
+    given, receives the top-level package of every global the pickle named (what the
+    value is made of: ``matplotlib`` for a figure, wherever in it)."""
+    admission = Admission(data, allowlist, usage, persistent)
+    value = admission.load()
+    if packages is not None:
+        packages.update(module.split(".")[0] for module, _ in admission.rules.keys.values())
+    return value

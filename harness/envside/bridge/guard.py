@@ -19,8 +19,7 @@ import contextlib
 import hashlib
 import importlib
 import sys
-import types
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Dict, NoReturn, Optional, Set
 
 from ..allowlist import Allowlist, shipped_allowlist
 from ..protocol import RUNS_SOLUTION, Json
@@ -37,16 +36,21 @@ from . import (
 )
 from .callstate import CallState, kinds
 from .crossing_errors import RemoteError
+from .digest import value_digest
 from .resident import Resident
-from .transport import SKIPPED_TYPES, holds_artists
+from .transport import ARTIST_TOPS, SKIPPED_TYPES
 from .wire import make_request
 
 if TYPE_CHECKING:
     from .admission import Usage
 
 
-# what the digest leaves out: code, which an equivalent answer may write otherwise
-_CODE = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType)
+# the digest's labels for what crossed that no variable names: the figures, what calls
+# returned (their labels are no identifiers: the audit compares them always)
+FIGURES = "<figures>"
+CALLS = "<calls>"
+MAX_LABELS = 200  # labels digested; past them, one label says the rest were not
+_MORE = "<more>"
 
 
 class GuardRefusedError(Exception):
@@ -118,13 +122,16 @@ class Guard:
         self.resident = Resident(sandboxed, limits, place or {}, recorder is not None)
         self.calls = CallState()  # what calls across the boundary share (crossing_*.py)
         self.refused_names: set[str] = set()  # values of the solution's module refused
-        # the data the solution's process sent back, in order: two answers whose digests
-        # agree gave the check the same values (the audit's likely equivalents)
-        self.crossed = hashlib.sha256()
-        # where something crossed that the digest cannot count (a figure, whose pickle
-        # differs from run to run however it was drawn; a value that will not pickle
-        # again), it cannot tell equal values from unequal ones
-        self.undigested = False
+        # the data the solution's process sent back, by what it was sent as (a variable's
+        # name, ``module:name`` of a value the check fetched, ``FIGURES``): each label's
+        # values in order, each by its structure (``digest``). Two answers whose digests of
+        # the labels the check reads agree gave it the same values (the audit's likely
+        # equivalents).
+        self.crossed: Dict[str, Any] = {}
+        # the labels under which something crossed that the digest cannot count, and why
+        # (a figure, whose pickle differs from run to run however it was drawn; what a
+        # call returned): there it cannot tell equal values from unequal ones
+        self.undigested: Dict[str, str] = {}
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -237,8 +244,9 @@ class Guard:
     def _apply_value(self, name: str, blob: bytes, env: dict[str, Any]) -> None:
         """One value the solution assigned, admitted into ``env``; one refused or
         unreadable is dropped (noted), and the run's result refused or lost with it."""
+        packages: Set[str] = set()
         try:
-            value = admission.admit(blob, self.allowlist, self.usage)
+            value = admission.admit(blob, self.allowlist, self.usage, packages=packages)
         except admission.RefusedError as exc:
             self.refused.append("%s: %s" % (name, exc))
             env.pop(name, None)  # the check must not see an earlier value under its name
@@ -253,19 +261,53 @@ class Guard:
                 ) from None
             self.lost.append("%s could not be received: %s" % (name, exc))
             return
-        self._digest(name, value, blob)
+        self._digest(name, value, blob, packages)
         env[name] = value
 
-    def _digest(self, label: str, value: Any, blob: bytes) -> None:
-        """Count a value the solution sent back in ``crossed`` (its pickle as sent), if it
-        is data (not ``_CODE``). Never raises: the digest is a note, never a verdict."""
+    # -- the digest: what the audit compares ---------------------------------------------
+
+    def _digest(self, label: str, value: Any, blob: bytes, packages: Set[str]) -> None:
+        """Count a value the solution sent back under ``label`` in ``crossed``, by its
+        structure (``digest.value_digest``; ``blob``: its pickle as sent). A value made
+        of Matplotlib or seaborn objects (``packages``: what admitting it named) is not
+        counted, and says so. Never raises: the digest is a note, never a verdict."""
         try:
-            if holds_artists(value):
-                self.undigested = True  # see undigested
-            elif not isinstance(value, _CODE):
-                self.crossed.update(label.encode() + b"\0" + len(blob).to_bytes(8, "big") + blob)
-        except Exception:  # a value whose attributes raise (a Series has no ``flat``)
-            self.undigested = True
+            drawn = sorted(packages.intersection(ARTIST_TOPS))
+            if drawn:
+                self._uncounted(label, "it holds %s objects" % drawn[0])
+            else:
+                self._count(label, value_digest(value, blob))
+        except Exception as exc:  # not expected: value_digest never raises
+            self._uncounted(label, "its digest failed (%s)" % type(exc).__name__)
+
+    def _label(self, label: str) -> Optional[str]:
+        if (
+            label in self.crossed
+            or label in self.undigested
+            or len(self.crossed) + len(self.undigested) < MAX_LABELS
+        ):
+            return label
+        self.undigested.setdefault(_MORE, "more than %d names crossed" % MAX_LABELS)
+        return None
+
+    def _count(self, label: str, digest: bytes) -> None:
+        """``digest`` counted under ``label``, after what crossed under it before."""
+        found = self._label(label)
+        if found is not None and found not in self.undigested:
+            self.crossed.setdefault(found, hashlib.sha256()).update(digest)
+
+    def _uncounted(self, label: str, why: str) -> None:
+        """Something crossed under ``label`` that the digest cannot count: ``why``."""
+        found = self._label(label)
+        if found is not None:
+            self.crossed.pop(found, None)
+            self.undigested.setdefault(found, why)
+
+    def digests(self) -> Dict[str, str]:
+        """Each label's digest (16 hex digits), or ``?`` and why it has none."""
+        found = {label: h.hexdigest()[:16] for label, h in self.crossed.items()}
+        found.update((label, "?" + why) for label, why in self.undigested.items())
+        return found
 
     def _apply_figures(
         self, report: Json, rest: list[bytes], bundled: list[str] | None, env: dict[str, Any]
@@ -284,7 +326,7 @@ class Guard:
             try:
                 # re-registers itself with pyplot
                 admission.admit(blob, self.allowlist, self.usage)
-                self.undigested = True
+                self._uncounted(FIGURES, "a figure crossed")
             except admission.RefusedError as exc:
                 self.refused.append("a figure: %s" % exc)
                 raise GuardRefusedError("a figure was refused: %s" % exc) from None
@@ -319,16 +361,27 @@ class Guard:
             or sorted(admitted[1]) != sorted(bundled)
         ):
             raise GuardRefusedError("the figures came back in a shape they are not sent in")
-        self.undigested = True
+        self._uncounted(FIGURES, "a figure crossed")
+        for name in bundled:
+            self._uncounted(name, "it holds a figure")
         env.update(admitted[1])
         return rest[1:]
 
     # -- calls across the boundary (crossing_*.py) ---------------------------------------
 
-    def _admit(self, blob: bytes, what: str) -> Any:
-        """A value the solution sent, admitted as data (its handles as stand-ins)."""
+    def _admit(self, blob: bytes, what: str, packages: Optional[Set[str]] = None) -> Any:
+        """A value the solution sent, admitted as data (its handles as stand-ins);
+        ``packages`` receives what it is made of (``admission.admit``), and ``"<handle>"``
+        if it holds a handle."""
+        handle = self._handle
+        if packages is not None:
+
+            def handle(kind: str, number: int) -> Any:
+                packages.add("<handle>")
+                return self._handle(kind, number)
+
         try:
-            return admission.admit(blob, self.allowlist, self.usage, self._handle)
+            return admission.admit(blob, self.allowlist, self.usage, handle, packages)
         except admission.RefusedError as exc:
             self.refused.append("%s: %s" % (what, exc))
             raise GuardRefusedError("%s was refused: %s" % (what, exc)) from None
@@ -434,20 +487,31 @@ class Guard:
         for key, kind in found_kinds.items():
             if key not in names:
                 continue
+            label = "%s:%s" % (module, key)
             if kind == "value":
+                packages: Set[str] = set()
                 try:
-                    found[key] = self._admit(blob_of[key], key)
+                    found[key] = self._admit(blob_of[key], key, packages)
                 except GuardRefusedError:
                     self.refused_names.add(key)  # noted by _admit, with the reason
                 except RemoteError as exc:
                     self.lost.append(str(exc))
                 _strict_masks()
+                if key not in found:
+                    continue
+                if "<handle>" in packages:
+                    self._uncounted(label, "it holds the solution's own objects")
+                else:
+                    self._digest(label, found[key], blob_of[key], packages)
             elif isinstance(kind, str) and kind.startswith("module:"):
                 module_found = crossing_standins.installed_module(kind[len("module:") :])
                 if module_found is not None:
                     found[key] = module_found
+                    self._count(label, hashlib.sha256(kind.encode()).digest())
             else:
                 found[key] = kind
+                # a function or class of the solution's: what it does, its calls tell
+                self._uncounted(label, "it is the solution's own code")
         return found
 
     def call(self, target: Any, args: Any, kwargs: Any) -> Any:
@@ -505,9 +569,9 @@ class Guard:
             raise GuardRefusedError("the result came back in a shape it is not sent in")
         value, state, figures, written = returned  # figures re-registered as admitted
         # What a call returned comes pickled with what differs from run to run (the
-        # process's random state); pickling it again here could reach the objects the
-        # check lent and the stand-ins that call the solution: not counted
-        self.undigested = True
+        # process's random state); walking it here could reach the objects the check lent
+        # and the stand-ins that call the solution: not counted
+        self._uncounted(CALLS, "what a call returned")
         crossing_context.after_call(state)
         originals = self.calls.write_back(written, figures, open_before)
         value = crossing_handed.as_originals(value, originals)

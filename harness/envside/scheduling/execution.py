@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Dict
 
 from ..allowlist import shipped_allowlist
 from ..bridge import crossing_errors, guard
@@ -94,13 +94,14 @@ def execute(payload: Json) -> Json:
     return result
 
 
-def _crossed(apart: guard.Guard | None, graded: str) -> str:
-    """The digest of the data the solution sent back, where it tells values apart: not
-    for a solution graded in its own process (nothing crossed), nor where something
-    crossed that it cannot count (a figure, what a call returned)."""
-    if apart is None or not apart.engaged or graded or apart.undigested:
-        return ""
-    return apart.crossed.hexdigest()[:16]
+def _crossed(apart: guard.Guard | None, graded: str) -> Dict[str, str]:
+    """The digests of the data the solution sent back, by label (``Guard.digests``: a
+    variable's name, ``module:name``, ``<figures>``; ``?why`` where something crossed
+    that it cannot count); none for a solution graded in its own process (nothing
+    crossed)."""
+    if apart is None or not apart.engaged or graded:
+        return {}
+    return apart.digests()
 
 
 def _make_guard(payload: Json, recorder: WarningRecorder, usage: Usage | None) -> guard.Guard:
