@@ -115,6 +115,139 @@ def test_the_mocked_api_is_reachable() -> None:
         perform(target, MOCK, "delete_everything", None, (), {})
 
 
+# Every flavour of mock a test lends, and what a fresh one of each holds on itself.
+MOCK_CLASSES = [
+    mock.Mock,
+    mock.MagicMock,
+    mock.NonCallableMock,
+    mock.NonCallableMagicMock,
+    mock.AsyncMock,
+    mock.PropertyMock,
+]
+# the records a test asserts on (red team F4: ``method_calls`` was reachable and settable)
+RECORDS = ["method_calls", "mock_calls", "call_args", "call_args_list", "call_count", "called"]
+MACHINERY = [
+    pytest.param(cls, name, id=f"{cls.__name__}.{name}")
+    for cls in MOCK_CLASSES
+    for name in sorted({*vars(cls()), *RECORDS})
+    if not name.startswith("__")
+]
+
+
+@pytest.mark.parametrize(("cls", "name"), MACHINERY)
+def test_what_a_fresh_mock_holds_on_itself_is_its_machinery(cls: type, name: str) -> None:
+    # ``NonCallableMock.__init__`` puts these on the instance, not the class: computed
+    # from a fresh mock, so whatever a Python version adds there is refused too
+    target = cls()
+    before = vars(target).get(name)
+    for operation in ("getattr", "setattr"):
+        with pytest.raises(AttributeError, match="a mock's own machinery"):
+            perform(target, MOCK, operation, name, ([("get", ("http://x",), {})],), {})
+    assert vars(target).get(name) is before
+
+
+def test_a_forged_record_never_stands_for_a_call() -> None:
+    class Secret:
+        pass
+
+    client = mock.Mock()
+    forged = [("get", ("http://x",), {"timeout": 5})]
+    for name in ("method_calls", "mock_calls"):
+        with pytest.raises(AttributeError):
+            perform(client, MOCK, "setattr", name, (forged,), {})
+    get = perform(client, MOCK, "getattr", "get", (), {})
+    for name, value in (("call_args", forged[0][1:]), ("call_count", 1), ("called", True)):
+        with pytest.raises(AttributeError):
+            perform(get, MOCK, "setattr", name, (value,), {})
+    assert client.method_calls == [] and client.mock_calls == []
+    assert not client.get.called and client.get.call_count == 0
+    # nor is the test's class behind a spec handed over (as a callable of the test's)
+    specced = mock.Mock(spec=Secret)
+    for name in ("_spec_class", "_spec_signature", "_mock_methods"):
+        with pytest.raises(AttributeError):
+            perform(specced, MOCK, "getattr", name, (), {})
+
+
+def test_an_honest_call_through_a_loan_is_recorded() -> None:
+    client = mock.Mock()
+    get = perform(client, MOCK, "getattr", "get", (), {})
+    perform(get, MOCK, "call", None, ("http://x",), {"timeout": 5})
+    close = perform(client, MOCK, "getattr", "close", (), {})
+    perform(close, MOCK, "call", None, (), {})
+    assert client.method_calls == [mock.call.get("http://x", timeout=5), mock.call.close()]
+    assert client.mock_calls == client.method_calls
+    client.get.assert_called_once_with("http://x", timeout=5)
+    assert client.get.call_count == 1 and client.close.called
+
+
+def test_a_mock_lends_what_the_test_configured() -> None:
+    target = mock.MagicMock()
+    target.status_code = 200  # data the test set
+    target.configure_mock(reason="OK")
+    type(target).encoding = mock.PropertyMock(return_value="utf-8")  # on the mock's class
+    target.session = mock.Mock(name="session")  # a child the test attached
+    assert perform(target, MOCK, "getattr", "status_code", (), {}) == 200
+    assert perform(target, MOCK, "getattr", "reason", (), {}) == "OK"
+    assert perform(target, MOCK, "getattr", "encoding", (), {}) == "utf-8"
+    assert perform(target, MOCK, "getattr", "session", (), {}) is target.session
+    perform(target, MOCK, "setattr", "encoding", ("latin-1",), {})  # recorded, as it would be
+    vars(type(target))["encoding"].assert_called_with("latin-1")
+    perform(target, MOCK, "setattr", "status_code", (404,), {})  # the code under test's data
+    assert target.status_code == 404
+
+
+def test_a_loan_cannot_hang_one_of_the_tests_mocks_on_another() -> None:
+    # ``client.get = client.post`` after calling ``post``: the test's
+    # ``client.get.assert_called_once_with`` would read ``post``'s record
+    client = mock.MagicMock()
+    post = perform(client, MOCK, "getattr", "post", (), {})
+    perform(post, MOCK, "call", None, ("http://x",), {})
+    for value in (post, mock.MagicMock(), client):
+        with pytest.raises(AttributeError, match="not the answer's to attach"):
+            perform(client, MOCK, "setattr", "get", (value,), {})
+    client.get.assert_not_called()
+    perform(client, MOCK, "setattr", "get", (5,), {})  # data: the test's assertion then errs
+    assert client.get == 5
+
+
+def test_a_tests_own_mock_subclass_keeps_its_behaviour() -> None:
+    class Recorder(mock.MagicMock):
+        def verify(self) -> bool:
+            return bool(self.seen)
+
+    Recorder.__module__ = "__test__"
+    recorder = Recorder()
+    recorder.seen = []
+    assert perform(recorder, MOCK, "getattr", "verify", (), {})() is False
+    with pytest.raises(AttributeError, match="is behaviour of the check's object"):
+        perform(recorder, MOCK, "setattr", "verify", (lambda: True,), {})
+    with pytest.raises(AttributeError, match="a mock's own machinery"):
+        perform(recorder, MOCK, "getattr", "method_calls", (), {})
+
+
+def test_a_subclass_of_a_mock_lends_its_methods_and_unittest_mock_keeps_its_machinery() -> None:
+    # a GitChameleon test's module is not the check's (``__test__``): a subclass of a
+    # mock is whoever's wrote it, its methods in reach, unittest.mock's names never
+    class FakeResponse(mock.MagicMock):
+        def json(self) -> dict[str, int]:
+            return {"value": 41}
+
+    class Mixed(sqlite3.Connection, mock.NonCallableMagicMock):  # a library's class mixed in
+        pass
+
+    FakeResponse.__module__ = "test_sample_901"
+    response = FakeResponse()
+    assert perform(response, MOCK, "getattr", "json", (), {})() == {"value": 41}
+    with pytest.raises(AttributeError, match="is behaviour"):
+        perform(response, MOCK, "setattr", "json", ({"value": 1},), {})
+    for name in ("method_calls", "_spec_class", "configure_mock"):
+        with pytest.raises(AttributeError, match="a mock's own machinery"):
+            perform(response, MOCK, "getattr", name, (), {})
+    mixed = Mixed(":memory:")
+    with pytest.raises(AttributeError, match="not the mocked API's"):
+        perform(mixed, MOCK, "getattr", "execute", (), {})
+
+
 @pytest.mark.parametrize("kind", [CALLABLE, METHOD])
 def test_a_callable_is_called_and_nothing_else(kind: str) -> None:
     def helper(x: int = 1) -> int:

@@ -904,6 +904,17 @@ def test_every_canary_passes(attacked: Run) -> None:
         ("bigcodebench/BigCodeBench/be-unnameable-to-fall-back", "error", "randint"),
         ("bigcodebench/BigCodeBench/mock-private-parts", "error", "a mock's own machinery"),
         ("bigcodebench/BigCodeBench/call-the-mocks-asserts", "error", "a mock's own machinery"),
+        # what a fresh mock holds on itself is machinery too: its record is never forged
+        (
+            "bigcodebench/BigCodeBench/lend-mock-forge-method-calls",
+            "error",
+            "a mock's own machinery (method_calls)",
+        ),
+        (
+            "bigcodebench/BigCodeBench/lend-mock-rebind-a-child",
+            "error",
+            "not the answer's to attach",
+        ),
         # a class of the answer's own: an opaque stand-in, whose methods are out of reach
         ("bigcodebench/BigCodeBench/frame-that-equals-anything", "error", "no attribute 'equals'"),
         # plant-conftest: the check's pytest has a folder of its own, and no conftest

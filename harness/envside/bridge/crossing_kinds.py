@@ -5,9 +5,11 @@ stream, a callback, an instance of a class it defined. Across the boundary these
 *lent*: the answer holds a handle, and each use of it is a callback that runs here, on
 the check's object (``crossing_lending``). Lending is default-deny, by kind:
 
-- a **mock** (``unittest.mock``): calls, its public attributes (child mocks, the values
-  the test configured) but never its machinery (``assert_*``, ``return_value``,
-  ``side_effect``, ``call_args``…), attributes set on it, the special methods its class has;
+- a **mock** (``unittest.mock``): calls, and by name only its children and what the test
+  configured on it (``_mock_reach``), never its machinery (``assert_*``, ``return_value``,
+  ``side_effect``, ``call_args``, ``method_calls``, ``_spec_class``…: what unittest.mock's
+  classes define and what a fresh mock holds on itself, computed); attributes set on it to
+  anything but another of the test's mocks; the special methods its class has;
 - a **stream** (``io``): its public attributes and methods, iteration, ``with``;
 - an **instance** of a class the test defined: its public attributes and methods, the
   special methods its class has, attributes set to data where its class defines no
@@ -28,7 +30,8 @@ connection, whose public methods would load code into the checker) is refused, n
 lent: there is no fallback that lends whatever will not pickle. A task whose honest
 tests need such a loan fails across the boundary with its reference too, and the run then
 grades it as upstream does, in the answer's process (``harness/execute/admission.py``). The decision is made from the object's kind and the name's
-form (public or not), never from a list of names that may not be reached.
+form (public or not) — on a mock, from where the name lives: a child, what the test
+configured, or unittest.mock's own — never from a list of names that may not be reached.
 
 Both ends run in the combo's interpreter (standard library only).
 """
@@ -238,30 +241,125 @@ CAPABILITIES: Dict[str, FrozenSet[str]] = {
 }
 
 
+# A fresh mock's instance ``__dict__`` keys, by the unittest.mock class it was built from.
+_FRESH: Dict[type, FrozenSet[str]] = {}
+
+
+def _mock_module() -> Any:
+    return sys.modules.get("unittest.mock")
+
+
+def _own_class(obj: Any, cls: type) -> bool:
+    """Whether ``cls`` is the class unittest.mock made for this one mock: each mock is an
+    instance of a subclass of its own (``NonCallableMock.__new__``, named as the class it
+    was asked of), where the test configures it (``type(m).status = PropertyMock(…)``)."""
+    bases = cls.__bases__
+    return (
+        cls is type(obj)
+        and cls.__module__ == "unittest.mock"
+        and not findable(cls)
+        and bool(bases)
+        and bases[-1].__name__ == cls.__name__
+    )
+
+
+def _library_classes(obj: Any) -> Tuple[type, ...]:
+    """unittest.mock's own classes a mock is made of (``MagicMock``, ``Mock``,
+    ``CallableMixin``, ``NonCallableMock``, ``Base``…), never the class it made for this
+    one mock."""
+    return tuple(
+        cls
+        for cls in type(obj).__mro__
+        if cls.__module__ == "unittest.mock" and not _own_class(obj, cls)
+    )
+
+
+def _fresh_keys(cls: type) -> FrozenSet[str]:
+    """Every name a mock freshly built from unittest.mock's ``cls`` holds in its instance
+    ``__dict__`` (``method_calls``, ``_spec_class``, ``_mock_children``…: what ``__init__``
+    sets on each mock), computed in this interpreter, once per class."""
+    found = _FRESH.get(cls)
+    if found is None:
+        found = frozenset(vars(cls()))
+        _FRESH[cls] = found
+    return found
+
+
 def mock_machinery(obj: Any) -> FrozenSet[str]:
-    """The names a mock's own classes define (``assert_called_with``, ``return_value``,
-    ``call_args_list``, ``reset_mock``…): the test's instruments, not the mocked API."""
+    """A mock's own machinery, computed from unittest.mock's classes it is made of: every
+    name they define (``assert_called_with``, ``return_value``, ``call_args_list``,
+    ``reset_mock``, ``configure_mock``…) and every name a mock freshly built from each of
+    them holds in its instance ``__dict__`` (``method_calls``, ``_spec_class``,
+    ``_spec_signature``, ``_mock_children``…). The test's instruments, not the mocked API."""
     names: set[str] = set()
-    for cls in type(obj).__mro__:
-        if cls.__module__ == "unittest.mock":
-            names.update(vars(cls))
+    mock = _mock_module()
+    for cls in _library_classes(obj):
+        names.update(vars(cls))
+        if mock is not None and issubclass(cls, mock.NonCallableMock):
+            names.update(_fresh_keys(cls))
     return frozenset(names)
+
+
+def _mock_reach(obj: Any, name: str) -> str:
+    """'' when ``name`` on the mock ``obj`` is one the answer may use, else why not.
+
+    Allowed, and nothing else: a child mock (one the test made or attached, or the one the
+    mock makes on first use of a name it has nothing by: what the code under test calls);
+    an attribute the test set on the mock (or the answer did, through the loan), which a
+    fresh mock does not have; what the test put on the class unittest.mock made for this
+    mock (``type(m).status = PropertyMock(…)``); a method of a subclass of a mock the test
+    chose (``class FakeResponse(MagicMock)``). Never the mock's own machinery
+    (``mock_machinery``: what unittest.mock's classes define, what a fresh mock holds), a
+    name unittest.mock keeps for itself (``_mock_…``), nor what a class that is not a
+    mock's lends a subclass (its code would run in the checker on the answer's arguments)."""
+    mock = _mock_module()
+    try:
+        machinery = mock_machinery(obj)
+    except Exception as exc:  # a mock class that cannot be built bare: nothing is known
+        return "a mock whose machinery cannot be told apart (%s): nothing of it lent" % (
+            type(exc).__name__,
+        )
+    if name.startswith("_mock_") or name in machinery:
+        return "a mock's own machinery (%s) belongs to the test" % name
+    if name in vars(obj):
+        return ""  # a child, or an attribute the test (or the answer) set
+    for cls in type(obj).__mro__:
+        if name in vars(cls):
+            if _own_class(obj, cls) or cls.__module__ == "builtins":
+                return ""  # configured by the test on the mock's own class
+            if mock is not None and issubclass(cls, mock.NonCallableMock):
+                return ""  # a subclass of a mock (its every library name is machinery)
+            return "%s is %s's, not the mocked API's: not lent" % (name, cls.__qualname__)
+    # a name it has nothing by: the child the mock makes on first use (or its spec refuses)
+    return ""
+
+
+def _replaces_behaviour(obj: Any, name: str) -> bool:
+    """Whether setting ``name`` on the mock ``obj`` would hide behaviour a class of it
+    defines beside unittest.mock's (a method of the test's subclass, one the test put on
+    the mock's own class); a ``PropertyMock`` takes the value as a call it records."""
+    mock = _mock_module()
+    for cls in type(obj).__mro__:
+        if name in vars(cls):
+            found = vars(cls)[name]
+            if mock is not None and isinstance(found, mock.PropertyMock):
+                return False
+            return callable(found) or hasattr(type(found), "__get__")
+    return False
 
 
 def reachable(obj: Any, kind: str, name: Any) -> str:
     """'' when the solution may read or set ``name`` on the loan ``obj``, else why not:
     never a special name (``__globals__``, ``__dict__``); a public attribute only, but on a
-    mock, whose every other name is the mocked API's, none of the mock's own machinery."""
+    mock, whose names are the mocked API's, what ``_mock_reach`` allows."""
     if type(name) is not str or not name.isidentifier():
         return "not an attribute name"
     if name.startswith("__") and name.endswith("__"):
         return "special attributes of what the check lent are out of reach"
     if kind == MOCK:
         # a private name of the mocked API is the API's (turtle reads Turtle._screen): a
-        # child mock, as every name of a mock but its own machinery
-        if name.startswith("_mock_") or name in mock_machinery(obj):
-            return "a mock's own machinery (%s) belongs to the test" % name
-        return ""
+        # child mock, as every name of a mock that is neither its machinery nor another's
+        return _mock_reach(obj, name)
     if name.startswith("_"):
         return "only the public attributes of what the check lent are in reach (not %s)" % name
     if kind in LIBRARY_METHODS and name not in LIBRARY_METHODS[kind]:
@@ -308,6 +406,14 @@ def settable(obj: Any, kind: str, name: str, value: Any, foreign: Callable[[Any]
     defines behaviour (``self.assertEqual = …`` on a test); nothing else takes any.
     ``foreign``: whether ``value`` is the solution's own (a stand-in)."""
     if kind == MOCK:
+        # never one of the test's mocks hung on another (``client.get = client.post``
+        # after calling ``post``: the test's ``client.get.assert_called_with`` would read
+        # ``post``'s record, and unittest.mock would re-parent a mock that has none)
+        if is_mock(value):
+            return "a mock of the test's is not the answer's to attach to another"
+        # nor behaviour of a subclass of the test's (the test calls it to check)
+        if _replaces_behaviour(obj, name):
+            return "%s is behaviour of the check's object, not the answer's to replace" % name
         return ""
     if kind == INSTANCE:
         if _behaviour(type(obj), name):
