@@ -93,6 +93,8 @@ def test_the_wheel_ships_the_embedded_default_and_says_what_it_is(dist: Path) ->
             "harness/py.typed",
             "harness/envside/allowlist.txt",
             "harness/data/init/matrix.toml",
+            "harness/data/catalogue.toml",
+            "harness/data/release_dates.toml",
             "harness/benchmarks/bigcodebench/fixes.toml",
             f"ds_matrix_harness-{__version__}.dist-info/licenses/LICENSE",
         ):

@@ -136,3 +136,11 @@ def test_the_line_of_a_decode_error_is_kept_on_the_error(tmp_path: Path) -> None
         TomlFile.load(path, SpecError)
     assert caught.value.line == 2
     assert str(caught.value) == f"{path}:2: invalid TOML: Illegal character '\\n'"
+
+
+def test_a_key_of_an_inline_table_is_at_the_line_naming_the_table(write: Writer) -> None:
+    text = '[matrix]\npython = "3.11"\n\n[combos.a]\nsources = { torch = "cpu" }\n'
+    doc = TomlFile.load(write("m.toml", text), SpecError)
+    assert doc.line_of("combos", "a", "sources", "torch") == 5
+    assert doc.line_of("matrix", "sources", "torch") is None  # no such key: no line
+    assert doc.line_of("combos", "b", "sources", "torch") is None

@@ -63,9 +63,16 @@ class TomlFile:
         return cls(path, shown, text, data)
 
     def line_of(self, *keys: str) -> int | None:
-        """Best-effort line number of ``keys`` (table path then key), or of its table."""
+        """Best-effort line number of ``keys`` (table path then key), or of its table; a
+        key of an inline table (``sources = { torch = "x" }``) at the line naming it."""
         if not keys:
             return None
+        found = self._line_of(keys)
+        if found is None and len(keys) > 2:  # only a key's own line, never a table's
+            return self._line_of(keys[:-1], key_only=True)
+        return found
+
+    def _line_of(self, keys: tuple[str, ...], *, key_only: bool = False) -> int | None:
         table: tuple[str, ...] = ()
         table_line: int | None = None
         prefix_line: int | None = None
@@ -82,7 +89,7 @@ class TomlFile:
             header = _HEADER.match(raw)
             if header:
                 table = _split_dotted(header.group(1))
-                if table == tuple(keys):
+                if table == tuple(keys) and not key_only:
                     return number
                 if table == tuple(want_table):
                     table_line = number
@@ -92,10 +99,7 @@ class TomlFile:
             key = _KEY.match(raw)
             if key and table == tuple(want_table) and key.group(1).strip("\"'") == want_key:
                 return number
-        found = table_line or prefix_line
-        if found is None and len(keys) > 1:  # a key of an inline table: the line naming it
-            return self.line_of(*keys[:-1])
-        return found
+        return None if key_only else table_line or prefix_line
 
 
 def _line_from_message(message: str) -> int | None:
