@@ -24,10 +24,12 @@ from typing import Any
 
 import pytest
 
+from harness.envs.build import EnvBuilder
 from harness.envside.allowlist import shipped_allowlist
 from harness.envside.bridge import guard
-from harness.envside.bridge.digest import value_digest
+from harness.envside.bridge.digest import FIGURES, MAX_LABELS, value_digest
 from harness.envside.scheduling.execution import _crossed
+from harness.matrix.spec import Combo, LibrarySpec, VersionKind
 from tests.conftest import ROOT
 from tests.guard_digest_grade import grade
 
@@ -179,11 +181,11 @@ def test_a_figure_is_not_counted_and_says_so_under_its_own_label() -> None:
     apart = guard.Guard("result = 1", close_fds=[], sandboxed=False, limits={})
     apart._digest("result", 1, pickle.dumps(1), set())
     apart._digest("ax", [1], pickle.dumps([1]), {"builtins", "matplotlib"})
-    apart._uncounted(guard.FIGURES, "a figure crossed")
+    apart.crossed.uncounted(FIGURES, "a figure crossed")
     found = apart.digests()
     assert not found["result"].startswith("?")  # the result keeps its digest
     assert found["ax"] == "?it holds matplotlib objects"
-    assert found[guard.FIGURES] == "?a figure crossed"
+    assert found[FIGURES] == "?a figure crossed"
     # once undigested, a label stays so
     apart._digest("ax", 2, pickle.dumps(2), set())
     assert apart.digests()["ax"] == "?it holds matplotlib objects"
@@ -191,10 +193,10 @@ def test_a_figure_is_not_counted_and_says_so_under_its_own_label() -> None:
 
 def test_labels_are_capped() -> None:
     apart = guard.Guard("result = 1", close_fds=[], sandboxed=False, limits={})
-    for n in range(guard.MAX_LABELS + 5):
+    for n in range(MAX_LABELS + 5):
         apart._digest(f"v{n}", n, pickle.dumps(n), set())
     found = apart.digests()
-    assert len(found) == guard.MAX_LABELS + 1
+    assert len(found) == MAX_LABELS + 1
     assert found["<more>"].startswith("?more than")
 
 
@@ -255,10 +257,10 @@ def _library_pythons() -> list[Path]:
 
 
 LIBRARY_PYTHONS = _library_pythons()
+# where no env has the libraries yet (a fresh clone), one is built (tests marked network)
 with_libraries = pytest.mark.parametrize(
     "python",
-    LIBRARY_PYTHONS
-    or [pytest.param(None, marks=pytest.mark.skip(reason="no env with numpy, pandas, scipy"))],
+    LIBRARY_PYTHONS or [pytest.param("build", marks=pytest.mark.network)],
     ids=str,
 )
 
@@ -331,9 +333,20 @@ _APART = {
 }
 
 
+def _built_python() -> Path:
+    """The Python of an env with the libraries (pandas 2), built where none was found."""
+    root = Path(os.environ.get("HARNESS_ENV_DIR", ROOT / ".harness" / "envs")).absolute()
+    pins = {"numpy": "1.26.4", "pandas": "2.2.3", "scipy": "1.13.1", "matplotlib": "3.9.2"}
+    libraries = tuple(LibrarySpec(k, k, v, VersionKind.PIN) for k, v in pins.items())
+    info, _ = EnvBuilder(root).build(Combo("digest", "3.11", libraries))
+    assert info.ok, info.error
+    return info.python_exe
+
+
 def _in_library_env(
-    python: Path, cases: dict[str, tuple[str, str]]
+    python: Path | str, cases: dict[str, tuple[str, str]]
 ) -> dict[str, list[dict[str, str]]]:
+    python = _built_python() if python == "build" else Path(python)
     if not any((python.parents[1] / "lib").glob("python3*/site-packages/sklearn")):
         cases = {k: v for k, v in cases.items() if "sklearn" not in v[0]}
     given = {name: [_PRELUDE + one, _PRELUDE + other] for name, (one, other) in cases.items()}
@@ -353,7 +366,7 @@ def _in_library_env(
 
 
 @with_libraries
-def test_library_values_equal_to_the_check_hash_alike(python: Path) -> None:
+def test_library_values_equal_to_the_check_hash_alike(python: Path | str) -> None:
     found = _in_library_env(python, _ALIKE)
     for name, (one, other) in found.items():
         assert not one["result"].startswith("?"), (name, one)
@@ -361,7 +374,7 @@ def test_library_values_equal_to_the_check_hash_alike(python: Path) -> None:
 
 
 @with_libraries
-def test_library_values_that_differ_hash_apart(python: Path) -> None:
+def test_library_values_that_differ_hash_apart(python: Path | str) -> None:
     found = _in_library_env(python, _APART)
     for name, (one, other) in found.items():
         label = "model_cls" if name == "library classes" else "result"
@@ -373,7 +386,7 @@ def test_library_values_that_differ_hash_apart(python: Path) -> None:
 
 
 @with_libraries
-def test_a_series_of_strings_is_digested_and_leaves_the_rest_alone(python: Path) -> None:
+def test_a_series_of_strings_is_digested_and_leaves_the_rest_alone(python: Path | str) -> None:
     # F1: a throwaway Series of strings (object dtype, no ``flat``) lost the whole
     # execution's digest; pyplot loaded, it broke the answer's report too
     cases = {
@@ -397,14 +410,14 @@ def test_a_series_of_strings_is_digested_and_leaves_the_rest_alone(python: Path)
 
 
 @with_libraries
-def test_what_holds_a_figure_is_told_from_what_admission_built(python: Path) -> None:
+def test_what_holds_a_figure_is_told_from_what_admission_built(python: Path | str) -> None:
     code = (
         "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])\n"
         "lines = {'main': ax.get_lines()}\nresult = 3"
     )
     (found, _) = _in_library_env(python, {"figure": (code, code)})["figure"]
     assert not found["result"].startswith("?")
-    for label in ("fig", "ax", "lines", guard.FIGURES):
+    for label in ("fig", "ax", "lines", FIGURES):
         assert found[label].startswith("?"), (label, found)
 
 

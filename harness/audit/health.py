@@ -189,6 +189,44 @@ def assess(
     return found
 
 
+def _baseline(
+    copies: Sequence[Outcome], copy: Outcome | None, reads: Sequence[str] | None
+) -> tuple[dict[str, str] | None, str, bool]:
+    """What survivors are compared with: the reference copy's digests of the names the
+    check reads (None, and why not, where there is nothing to compare with), and whether
+    the reference's own values vary between its passing copies."""
+    digests = {
+        tuple(sorted(read.items()))
+        for read in (_read(o.crossed, reads) for o in copies if o.status is Status.PASS)
+        if read and not any(d.startswith(UNDIGESTED) for d in read.values())
+    }
+    values_vary = len(digests) > 1
+    if copy is None or copy.status is not Status.PASS:
+        return None, "the reference copy did not pass", values_vary
+    if values_vary:
+        return None, "the reference's own values vary from run to run", values_vary
+    return _read(copy.crossed, reads), "", values_vary
+
+
+def _survivor(
+    probe: Probe,
+    outcome: Outcome,
+    copy: Outcome | None,
+    base: dict[str, str] | None,
+    why: str,
+    reads: Sequence[str] | None,
+) -> Survivor:
+    """A mutant that passed, judged equivalent or not where its values can be compared."""
+    equivalent, uncompared = None, why
+    if outcome.graded == "in-process" or (copy is not None and copy.graded):
+        uncompared = "graded in the answer's own process: nothing crossed"
+    elif base is not None:
+        equivalent, uncompared = compare(base, _read(outcome.crossed, reads))
+    return Survivor(
+        probe.name, probe.operator, probe.description, probe.diff, equivalent, uncompared
+    )
+
+
 def _health(
     problem: Problem,
     combo: str,
@@ -211,19 +249,7 @@ def _health(
         verdicts += tuple(o.status.value for o in copies if o.attempt > 0)
     audit = registry.audit_of(problem)
     reads = audit.reads(problem) if audit is not None else None
-    digests = {
-        tuple(sorted(read.items()))
-        for read in (_read(o.crossed, reads) for o in copies if o.status is Status.PASS)
-        if read and not any(d.startswith(UNDIGESTED) for d in read.values())
-    }
-    values_vary = len(digests) > 1
-    base: dict[str, str] | None = None
-    if copy is None or copy.status is not Status.PASS:
-        why = "the reference copy did not pass"
-    elif values_vary:
-        why = "the reference's own values vary from run to run"
-    else:
-        base, why = _read(copy.crossed, reads), ""
+    base, why, values_vary = _baseline(copies, copy, reads)
     nulls, nulls_passed, survivors = [], [], []
     mutants = killed = 0
     for probe in probes:
@@ -237,21 +263,7 @@ def _health(
         elif probe.kind == "mutant":
             mutants += 1
             if outcome.status is Status.PASS:
-                equivalent, uncompared = None, why
-                if outcome.graded == "in-process" or (copy is not None and copy.graded):
-                    uncompared = "graded in the answer's own process: nothing crossed"
-                elif base is not None:
-                    equivalent, uncompared = compare(base, _read(outcome.crossed, reads))
-                survivors.append(
-                    Survivor(
-                        probe.name,
-                        probe.operator,
-                        probe.description,
-                        probe.diff,
-                        equivalent,
-                        uncompared,
-                    )
-                )
+                survivors.append(_survivor(probe, outcome, copy, base, why, reads))
             else:
                 killed += 1
     in_process = next((o for o in graded.values() if o.graded == "in-process"), None)

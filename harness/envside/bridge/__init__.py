@@ -5,6 +5,7 @@ resident   that child: started, asked and ended by the checker
 solution   that child's own side: it runs the solution and answers the checker
 wire       the messages between the checker and that child
 transport  the values the child sends back, pickled one by one
+digest     what crossed, by name and by each value's structure: what the audit compares
 admission  how the checker admits them: default-deny, only from an allowlist
 callstate  what the checker keeps of its calls across the boundary
 recorder   the deprecation warnings a program raises, and whose code raised them

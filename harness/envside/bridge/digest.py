@@ -31,8 +31,14 @@ import math
 import pickle
 import struct
 import sys
-from typing import Any, Callable, List
+from typing import Any, Callable, Dict, List, Optional, Set
 
+from .transport import ARTIST_TOPS
+
+FIGURES = "<figures>"  # the label of figures that crossed
+CALLS = "<calls>"  # of what the check's calls returned
+MAX_LABELS = 200  # labels digested; past them, one label says the rest were not
+_MORE = "<more>"
 MAX_DEPTH = 40  # containers within containers
 MAX_ELEMENTS = 200_000  # Python objects visited one by one (an object array's elements)
 
@@ -56,6 +62,61 @@ def value_digest(value: Any, blob: bytes) -> bytes:
         hasher.update(b"pickle\0")
         hasher.update(blob)  # a separate update: the blob (up to 512 MiB) is not copied
         return hasher.digest()
+
+
+class Crossed:
+    """The data a solution's process sent back, by what it was sent as (a variable's
+    name, ``module:name`` of a value the check fetched, ``FIGURES``): each label's values
+    in order, each by its structure (:func:`value_digest`). Two answers whose digests of
+    the labels the check reads agree gave it the same values (the audit's likely
+    equivalents). Where something crossed that the digest cannot count (a figure, whose
+    pickle differs from run to run however it was drawn; what a call returned), the label
+    says why instead. Nothing here raises: the digest is a note, never a verdict."""
+
+    def __init__(self) -> None:
+        self.counted: Dict[str, Any] = {}  # label → its running sha256
+        self.undigested: Dict[str, str] = {}  # label → why it has no digest
+
+    def value(self, label: str, value: Any, blob: bytes, packages: Set[str]) -> None:
+        """Count ``value`` (``blob``: its pickle as sent) under ``label``; one made of
+        Matplotlib or seaborn objects (``packages``: what admitting it named) is not."""
+        try:
+            drawn = sorted(packages.intersection(ARTIST_TOPS))
+            if drawn:
+                self.uncounted(label, "it holds %s objects" % drawn[0])
+            else:
+                self.count(label, value_digest(value, blob))
+        except Exception as exc:  # not expected: value_digest never raises
+            self.uncounted(label, "its digest failed (%s)" % type(exc).__name__)
+
+    def _label(self, label: str) -> Optional[str]:
+        if (
+            label in self.counted
+            or label in self.undigested
+            or len(self.counted) + len(self.undigested) < MAX_LABELS
+        ):
+            return label
+        self.undigested.setdefault(_MORE, "more than %d names crossed" % MAX_LABELS)
+        return None
+
+    def count(self, label: str, digest: bytes) -> None:
+        """``digest`` counted under ``label``, after what crossed under it before."""
+        found = self._label(label)
+        if found is not None and found not in self.undigested:
+            self.counted.setdefault(found, hashlib.sha256()).update(digest)
+
+    def uncounted(self, label: str, why: str) -> None:
+        """Something crossed under ``label`` that the digest cannot count: ``why``."""
+        found = self._label(label)
+        if found is not None:
+            self.counted.pop(found, None)
+            self.undigested.setdefault(found, why)
+
+    def digests(self) -> Dict[str, str]:
+        """Each label's digest (16 hex digits), or ``?`` and why it has none."""
+        found = {label: h.hexdigest()[:16] for label, h in self.counted.items()}
+        found.update((label, "?" + why) for label, why in self.undigested.items())
+        return found
 
 
 def _float(value: float) -> bytes:

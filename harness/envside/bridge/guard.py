@@ -36,9 +36,9 @@ from . import (
 )
 from .callstate import CallState, kinds
 from .crossing_errors import RemoteError
-from .digest import value_digest
+from .digest import CALLS, FIGURES, Crossed
 from .resident import Resident
-from .transport import ARTIST_TOPS, SKIPPED_TYPES
+from .transport import SKIPPED_TYPES
 from .wire import make_request
 
 if TYPE_CHECKING:
@@ -47,10 +47,6 @@ if TYPE_CHECKING:
 
 # the digest's labels for what crossed that no variable names: the figures, what calls
 # returned (their labels are no identifiers: the audit compares them always)
-FIGURES = "<figures>"
-CALLS = "<calls>"
-MAX_LABELS = 200  # labels digested; past them, one label says the rest were not
-_MORE = "<more>"
 
 
 class GuardRefusedError(Exception):
@@ -122,16 +118,9 @@ class Guard:
         self.resident = Resident(sandboxed, limits, place or {}, recorder is not None)
         self.calls = CallState()  # what calls across the boundary share (crossing_*.py)
         self.refused_names: set[str] = set()  # values of the solution's module refused
-        # the data the solution's process sent back, by what it was sent as (a variable's
-        # name, ``module:name`` of a value the check fetched, ``FIGURES``): each label's
-        # values in order, each by its structure (``digest``). Two answers whose digests of
-        # the labels the check reads agree gave it the same values (the audit's likely
-        # equivalents).
-        self.crossed: Dict[str, Any] = {}
-        # the labels under which something crossed that the digest cannot count, and why
-        # (a figure, whose pickle differs from run to run however it was drawn; what a
-        # call returned): there it cannot tell equal values from unequal ones
-        self.undigested: Dict[str, str] = {}
+        # the data the solution's process sent back, by what it was sent as, each by its
+        # structure (``digest.Crossed``): the audit compares them
+        self.crossed = Crossed()
 
     def builtins(self) -> dict[str, Any]:
         namespace = dict(builtins.__dict__)
@@ -264,50 +253,14 @@ class Guard:
         self._digest(name, value, blob, packages)
         env[name] = value
 
-    # -- the digest: what the audit compares ---------------------------------------------
+    # -- the digest: what the audit compares (``digest.Crossed``) -----------------------
 
     def _digest(self, label: str, value: Any, blob: bytes, packages: Set[str]) -> None:
-        """Count a value the solution sent back under ``label`` in ``crossed``, by its
-        structure (``digest.value_digest``; ``blob``: its pickle as sent). A value made
-        of Matplotlib or seaborn objects (``packages``: what admitting it named) is not
-        counted, and says so. Never raises: the digest is a note, never a verdict."""
-        try:
-            drawn = sorted(packages.intersection(ARTIST_TOPS))
-            if drawn:
-                self._uncounted(label, "it holds %s objects" % drawn[0])
-            else:
-                self._count(label, value_digest(value, blob))
-        except Exception as exc:  # not expected: value_digest never raises
-            self._uncounted(label, "its digest failed (%s)" % type(exc).__name__)
-
-    def _label(self, label: str) -> Optional[str]:
-        if (
-            label in self.crossed
-            or label in self.undigested
-            or len(self.crossed) + len(self.undigested) < MAX_LABELS
-        ):
-            return label
-        self.undigested.setdefault(_MORE, "more than %d names crossed" % MAX_LABELS)
-        return None
-
-    def _count(self, label: str, digest: bytes) -> None:
-        """``digest`` counted under ``label``, after what crossed under it before."""
-        found = self._label(label)
-        if found is not None and found not in self.undigested:
-            self.crossed.setdefault(found, hashlib.sha256()).update(digest)
-
-    def _uncounted(self, label: str, why: str) -> None:
-        """Something crossed under ``label`` that the digest cannot count: ``why``."""
-        found = self._label(label)
-        if found is not None:
-            self.crossed.pop(found, None)
-            self.undigested.setdefault(found, why)
+        self.crossed.value(label, value, blob, packages)
 
     def digests(self) -> Dict[str, str]:
         """Each label's digest (16 hex digits), or ``?`` and why it has none."""
-        found = {label: h.hexdigest()[:16] for label, h in self.crossed.items()}
-        found.update((label, "?" + why) for label, why in self.undigested.items())
-        return found
+        return self.crossed.digests()
 
     def _apply_figures(
         self, report: Json, rest: list[bytes], bundled: list[str] | None, env: dict[str, Any]
@@ -326,7 +279,7 @@ class Guard:
             try:
                 # re-registers itself with pyplot
                 admission.admit(blob, self.allowlist, self.usage)
-                self._uncounted(FIGURES, "a figure crossed")
+                self.crossed.uncounted(FIGURES, "a figure crossed")
             except admission.RefusedError as exc:
                 self.refused.append("a figure: %s" % exc)
                 raise GuardRefusedError("a figure was refused: %s" % exc) from None
@@ -361,9 +314,9 @@ class Guard:
             or sorted(admitted[1]) != sorted(bundled)
         ):
             raise GuardRefusedError("the figures came back in a shape they are not sent in")
-        self._uncounted(FIGURES, "a figure crossed")
+        self.crossed.uncounted(FIGURES, "a figure crossed")
         for name in bundled:
-            self._uncounted(name, "it holds a figure")
+            self.crossed.uncounted(name, "it holds a figure")
         env.update(admitted[1])
         return rest[1:]
 
@@ -500,18 +453,18 @@ class Guard:
                 if key not in found:
                     continue
                 if "<handle>" in packages:
-                    self._uncounted(label, "it holds the solution's own objects")
+                    self.crossed.uncounted(label, "it holds the solution's own objects")
                 else:
                     self._digest(label, found[key], blob_of[key], packages)
             elif isinstance(kind, str) and kind.startswith("module:"):
                 module_found = crossing_standins.installed_module(kind[len("module:") :])
                 if module_found is not None:
                     found[key] = module_found
-                    self._count(label, hashlib.sha256(kind.encode()).digest())
+                    self.crossed.count(label, hashlib.sha256(kind.encode()).digest())
             else:
                 found[key] = kind
                 # a function or class of the solution's: what it does, its calls tell
-                self._uncounted(label, "it is the solution's own code")
+                self.crossed.uncounted(label, "it is the solution's own code")
         return found
 
     def call(self, target: Any, args: Any, kwargs: Any) -> Any:
@@ -571,7 +524,7 @@ class Guard:
         # What a call returned comes pickled with what differs from run to run (the
         # process's random state); walking it here could reach the objects the check lent
         # and the stand-ins that call the solution: not counted
-        self._uncounted(CALLS, "what a call returned")
+        self.crossed.uncounted(CALLS, "what a call returned")
         crossing_context.after_call(state)
         originals = self.calls.write_back(written, figures, open_before)
         value = crossing_handed.as_originals(value, originals)
