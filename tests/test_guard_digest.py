@@ -18,6 +18,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,6 @@ def digest(value: Any) -> bytes:
 @pytest.mark.parametrize(
     ("one", "other"),
     [
-        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # dict insertion order
         ({1, 9}, {9, 1}),  # set insertion history
         (frozenset(["x", "y"]), frozenset(["y", "x"])),
         (0.0, -0.0),
@@ -78,10 +78,28 @@ def test_shared_and_equal_objects_hash_alike() -> None:
         (0.0, 5e-324),
         (2**70, 2**70 + 1),
         (-1, 255),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),  # list(d), json.dumps(d) read the order
+        ({"x": {"a": 1, "b": 2}}, {"x": {"b": 2, "a": 1}}),
     ],
 )
 def test_different_values_hash_apart(one: Any, other: Any) -> None:
     assert digest(one) != digest(other)
+
+
+def test_an_object_referred_to_again_is_hashed_once() -> None:
+    # red team 2: [x] * n is small as a pickle (x stored once) but each reference was
+    # walked again; now each reference counts one visit and x is hashed once
+    inner = [list(range(1000))] * 1
+    shared = inner * 150_000  # 150,000 references to one list of 1,000 integers
+    started = time.perf_counter()
+    found = digest(shared)
+    assert time.perf_counter() - started < 10
+    assert found == digest([list(range(1000)) for _ in range(3)] * 50_000)
+    assert found != digest([list(range(1000))] * 149_999 + [list(range(1001))])
+    # past the visit cap, the pickle as sent
+    many = inner * 300_000
+    expected = hashlib.sha256(b"pickle\0" + b"as sent").digest()
+    assert value_digest(many, b"as sent") == expected
 
 
 def test_what_the_walk_does_not_know_is_hashed_by_its_pickle() -> None:
@@ -125,7 +143,7 @@ def _set_digests(seed: str) -> dict[str, list[str]]:
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from harness.envside.bridge.digest import value_digest\n"
         "values = {'frozenset': frozenset(['apple', 'pear', 'plum', 'fig', 'kiwi']),\n"
-        "          'dict via set': {w: len(w) for w in set(['x', 'yy', 'zzz', 'x'])},\n"
+        "          'set in a dict': {'k': set(['x', 'yy', 'zzz', 'ww', 'v'])},\n"
         "          'set of tuples': {('a', 1), ('b', 2), ('c', 3)}}\n"
         "found = {k: [value_digest(v, pickle.dumps(v, protocol=4)).hex(),\n"
         "             pickle.dumps(v, protocol=4).hex()] for k, v in values.items()}\n"
@@ -149,6 +167,14 @@ def test_sets_hash_alike_under_every_hash_seed() -> None:
         # nondeterministic); their digests do not
         assert len({s[name][1] for s in seeds}) > 1, name
         assert len({s[name][0] for s in seeds}) == 1, name
+
+
+def test_a_dict_built_in_a_sets_order_hashes_in_that_order() -> None:
+    # a dict's order is what list(d), json.dumps(d) and DataFrame(d).columns read, so
+    # one filled in a set's order follows it (red team 2: no longer in no order)
+    words = ["x", "yy", "zzz"]
+    assert digest({w: len(w) for w in words}) != digest({w: len(w) for w in words[::-1]})
+    assert digest({w: len(w) for w in words}) == digest(dict(zip(words, [1, 2, 3], strict=True)))
 
 
 # -- the guard's labels ---------------------------------------------------------------------
@@ -299,6 +325,18 @@ _ALIKE = {
         "result = sp.csr_matrix(np.eye(3))\n_ok = result.has_sorted_indices\ndel _ok",
     ),
     "numpy scalar": ("result = np.float64(1.5)", "result = np.float64(3.0) / 2"),
+    "shared array": (
+        "a = np.arange(5.)\nresult = [a] * 3",
+        "result = [np.arange(5.), np.arange(5.), np.arange(5.)]",
+    ),
+    "coo entry order": (
+        "result = sp.coo_matrix(([1., 2.], ([0, 1], [1, 0])), shape=(2, 2))",
+        "result = sp.coo_matrix(([2., 1.], ([1, 0], [0, 1])), shape=(2, 2))",
+    ),
+    "same MultiIndex": (
+        "result = pd.Series([1, 2], index=pd.MultiIndex.from_tuples([('a', 1), ('b', 2)]))",
+        "result = pd.Series([1, 2], index=pd.MultiIndex.from_arrays([['a', 'b'], [1, 2]]))",
+    ),
 }
 # the check may see different values
 _APART = {
@@ -326,6 +364,55 @@ _APART = {
         "result = sp.csr_matrix(np.eye(3) * 2)",
     ),
     "sparse format": ("result = sp.csr_matrix(np.eye(3))", "result = sp.csc_matrix(np.eye(3))"),
+    "structured field names": (
+        "result = np.array([(1, 2.0)], dtype=[('a', '<i8'), ('b', '<f8')])",
+        "result = np.array([(1, 2.0)], dtype=[('x', '<i8'), ('y', '<f8')])",
+    ),
+    "structured field types": (
+        "result = np.array([(1, 2.0)], dtype=[('a', '<i8'), ('b', '<f8')])",
+        (
+            "result = np.zeros(1, dtype=[('a', '<f8'), ('b', '<i8')])\n"
+            "result.view('u1')[:] = np.array([(1, 2.0)], dtype=[('a', '<i8'), ('b', '<f8')])"
+            ".view('u1')"
+        ),
+    ),
+    "structured offsets": (
+        (
+            "result = np.zeros(1, dtype={'names': ['a'], 'formats': ['<i4'], 'offsets': [0],"
+            " 'itemsize': 8})"
+        ),
+        (
+            "result = np.zeros(1, dtype={'names': ['a'], 'formats': ['<i4'], 'offsets': [4],"
+            " 'itemsize': 8})"
+        ),
+    ),
+    "np.void": (
+        "result = np.array([(1, 2.0)], dtype=[('a', '<i8'), ('b', '<f8')])[0]",
+        "result = np.array([(1, 2.0)], dtype=[('x', '<i8'), ('y', '<f8')])[0]",
+    ),
+    "coo duplicates": (
+        "result = sp.coo_matrix(([1.0, 2.0], ([0, 0], [0, 0])), shape=(2, 2))",
+        "result = sp.coo_matrix(([3.0], ([0], [0])), shape=(2, 2))",
+    ),
+    "csr duplicates": (
+        "result = sp.csr_matrix(([1.0, 2.0], [0, 0], [0, 2, 2]), shape=(2, 2))",
+        "result = sp.csr_matrix(([3.0], [0], [0, 1, 1]), shape=(2, 2))",
+    ),
+    "dict order": (
+        "result = {'a': np.arange(2), 'b': 1}",
+        "result = {'b': 1, 'a': np.arange(2)}",
+    ),
+    "MultiIndex unused level": (
+        (
+            "mi = pd.MultiIndex.from_tuples([('a', 1), ('b', 2)])\n"
+            "result = pd.Series([1], index=mi[:1])"
+        ),
+        "result = pd.Series([1], index=pd.MultiIndex.from_tuples([('a', 1)]))",
+    ),
+    "one array shared or two": (
+        "a = np.arange(5.)\nresult = [a] * 3",
+        "result = [np.arange(5.)] * 2 + [np.arange(1., 6.)]",
+    ),
     "library classes": (
         "from sklearn.ensemble import RandomForestClassifier as model_cls\nresult = 1",
         "from sklearn.ensemble import RandomForestRegressor as model_cls\nresult = 1",
@@ -383,6 +470,33 @@ def test_library_values_that_differ_hash_apart(python: Path | str) -> None:
     if "library classes" in found:  # the result itself, equal in both, stays equal
         one, other = found["library classes"]
         assert one["result"] == other["result"]
+
+
+@with_libraries
+def test_an_array_referred_to_again_is_hashed_once(python: Path | str) -> None:
+    # red team 2: [arr] * n pickles arr once; the walk hashed it at every reference
+    python = _built_python() if python == "build" else Path(python)
+    code = (
+        "import pickle, time, numpy as np\n"
+        "from harness.envside.bridge.digest import value_digest\n"
+        "value = [np.ones(1_000_000)] * 2000\n"
+        "blob = pickle.dumps(value, protocol=4)\n"
+        "started = time.perf_counter()\n"
+        "found = value_digest(value, blob)\n"
+        "print(time.perf_counter() - started)\n"
+        "assert found == value_digest([np.ones(1_000_000), np.ones(1_000_000)] * 1000, blob)\n"
+    )
+    done = subprocess.run(
+        [str(python), "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert float(done.stdout.split()[-1]) < 5
 
 
 @with_libraries
