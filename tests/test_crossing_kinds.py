@@ -8,6 +8,8 @@ rules one by one.
 
 from __future__ import annotations
 
+import collections
+import functools
 import io
 import socket
 import sqlite3
@@ -15,6 +17,7 @@ import unittest
 from typing import Any
 from unittest import mock
 
+import numpy as np
 import pytest
 
 from harness.envside.bridge.crossing_kinds import (
@@ -203,11 +206,13 @@ def test_a_loan_cannot_hang_one_of_the_tests_mocks_on_another() -> None:
     post = perform(client, MOCK, "getattr", "post", (), {})
     perform(post, MOCK, "call", None, ("http://x",), {})
     for value in (post, mock.MagicMock(), client):
-        with pytest.raises(AttributeError, match="not the answer's to attach"):
+        with pytest.raises(AttributeError, match="may be set to data alone"):
             perform(client, MOCK, "setattr", "get", (value,), {})
+    perform(client, MOCK, "setattr", "head", (5,), {})  # data: the test's assertion then errs
+    assert client.head == 5
     client.get.assert_not_called()
-    perform(client, MOCK, "setattr", "get", (5,), {})  # data: the test's assertion then errs
-    assert client.get == 5
+    with pytest.raises(AttributeError, match="holds the check's mock"):
+        perform(client, MOCK, "setattr", "get", (5,), {})  # a child now: the test's
 
 
 def test_a_tests_own_mock_subclass_keeps_its_behaviour() -> None:
@@ -306,7 +311,7 @@ def test_an_instance_shows_its_public_attributes_and_keeps_its_behaviour() -> No
     for behaviour in ("method", "shown"):
         with pytest.raises(AttributeError, match="is behaviour of the check's object"):
             perform(helper, kind, "setattr", behaviour, (None,), {})
-    with pytest.raises(AttributeError, match="may hold data, not the answer's code"):
+    with pytest.raises(AttributeError, match="may be set to data alone"):
         perform(helper, kind, "setattr", "value", ("code",), {}, foreign=lambda _v: True)
 
 
@@ -416,3 +421,155 @@ def test_a_cursor_runs_sql_on_its_own_databases_alone(tmp_path: Any) -> None:
     # a cursor whose connection is closed cannot be limited: it is not lent
     with pytest.raises(NotLendableError):
         prepare(cursor, CURSOR)
+
+
+# -- what the answer may set on a loan: inert data alone (red team 2, F1-F3) --------------
+
+
+def _imitation() -> Any:
+    """Data dressed as a mock: an OrderedDict carrying a mock's questions (red team 2 F1)."""
+    fake: Any = collections.OrderedDict()
+    fake.assert_called_once_with = hash
+    fake.called = True
+    fake.call_count = 1
+    return fake
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        _imitation(),
+        functools.partial(hash),
+        hash,
+        dict,
+        slice,
+        collections.defaultdict(list),
+        [1, _imitation()],
+        {"a": (1, {"b": hash})},
+        np.array([1, object()], dtype=object),
+        Helper(),
+        mock.Mock(),
+    ],
+)
+def test_only_inert_data_is_set_on_a_loan(value: Any) -> None:
+    client, helper = mock.MagicMock(), Helper()
+    for target, kind in ((client, MOCK), (helper, INSTANCE)):
+        with pytest.raises(AttributeError, match="may be set to data alone"):
+            perform(target, kind, "setattr", "send", (value,), {})
+    assert "send" not in vars(helper)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        3,
+        2.5,
+        1j,
+        "utf-8",
+        b"x",
+        [1, "a"],
+        (1, (2,)),
+        {1, 2},
+        frozenset([3]),
+        {"k": [1, {"n": None}]},
+        np.arange(3),
+        np.float64(1.5),
+        np.int8(2),
+    ],
+)
+def test_the_code_under_test_sets_data_where_nothing_of_the_tests_is(value: Any) -> None:
+    response, helper = mock.MagicMock(), Helper()
+    perform(response, MOCK, "setattr", "encoding", (value,), {})  # response.encoding = ...
+    perform(response, MOCK, "setattr", "encoding", (value,), {})  # and again: data now
+    perform(helper, INSTANCE, "setattr", "value", (value,), {})  # over data
+    perform(helper, INSTANCE, "setattr", "fresh", (value,), {})  # where nothing was
+    assert perform(helper, INSTANCE, "getattr", "fresh", (), {}) is value
+
+
+def test_a_mocks_child_is_never_replaced_through_a_loan() -> None:
+    # F1: the test's ``client.send.assert_called_once_with`` would ask the data
+    client = mock.Mock()
+    client.send  # noqa: B018 - made by the test (or by the answer reading it)
+    with pytest.raises(AttributeError, match="may be set to data alone"):
+        perform(client, MOCK, "setattr", "send", (_imitation(),), {})
+    for value in (1, None, {"called": True}):
+        with pytest.raises(AttributeError, match="holds the check's mock"):
+            perform(client, MOCK, "setattr", "send", (value,), {})
+    patched = mock.MagicMock()  # @patch('smtplib.SMTP'): mock_smtp.return_value.starttls
+    server = patched.return_value
+    server.starttls()
+    with pytest.raises(AttributeError, match="holds the check's mock"):
+        perform(server, MOCK, "setattr", "starttls", (None,), {})
+    handle = mock.mock_open()()  # mock_open: m().write.assert_called_once_with('data')
+    with pytest.raises(AttributeError, match="holds the check's mock"):
+        perform(handle, MOCK, "setattr", "write", (0,), {})
+    server.starttls.assert_called_once_with()
+
+
+def test_a_tests_instance_keeps_the_loans_it_holds() -> None:
+    # F2: ``account.primary, account.backup = account.backup, account.primary`` after
+    # calling the wrong one; ``account.client`` replaced by data imitating a mock
+    account: Any = Helper()
+    account.primary, account.backup, account.client = mock.Mock(), mock.Mock(), mock.Mock()
+    account.owner = Helper()
+    for name in ("primary", "backup", "client", "owner"):
+        for value in (account.backup, account.primary, {"charge": {"called": True}}, 0):
+            with pytest.raises(AttributeError):
+                perform(account, INSTANCE, "setattr", name, (value,), {})
+    assert isinstance(account.owner, Helper)
+    assert account.primary is not account.backup
+
+
+class _Store:
+    """A test's object a spy wraps (``Mock(wraps=store)``)."""
+
+    def __init__(self) -> None:
+        self.items: list[int] = []
+
+    def add(self, item: int) -> int:
+        self.items.append(item)
+        return len(self.items)
+
+    def _hidden(self) -> str:
+        return "the test's"
+
+
+_Store.__module__ = "__test__"
+
+
+def test_a_spy_lends_what_its_wrapped_object_lends() -> None:
+    # F3: each child of ``Mock(wraps=real)`` runs ``real``'s attribute in the checker
+    connection = sqlite3.connect(":memory:")
+    spy = mock.Mock(wraps=connection)
+    for name in ("execute", "backup", "iterdump", "create_function", "cursor"):
+        with pytest.raises(AttributeError, match="lends nothing by name"):
+            perform(spy, MOCK, "getattr", name, (), {})
+    sock = socket.socket()
+    try:
+        spied = mock.Mock(wraps=sock)
+        for name in ("dup", "detach", "fileno", "sendmsg"):
+            with pytest.raises(AttributeError, match="lends"):
+                perform(spied, MOCK, "getattr", name, (), {})
+        assert perform(spied, MOCK, "getattr", "gettimeout", (), {})() is None
+    finally:
+        sock.close()
+    # a spy on the test's own object or function keeps working
+    store = _Store()
+    spy = mock.Mock(wraps=store)
+    add = perform(spy, MOCK, "getattr", "add", (), {})
+    assert perform(add, MOCK, "call", None, (4,), {}) == 1
+    spy.add.assert_called_once_with(4)
+    assert store.items == [4]
+    with pytest.raises(AttributeError, match="only the public attributes"):
+        perform(spy, MOCK, "getattr", "_hidden", (), {})
+    spy.attached = mock.Mock(return_value=2)  # a child the test attached: its own
+    assert perform(spy, MOCK, "getattr", "attached", (), {}) is spy.attached
+
+    def double(x: int) -> int:
+        return 2 * x
+
+    function_spy = mock.Mock(wraps=double)
+    assert perform(function_spy, MOCK, "call", None, (3,), {}) == 6
+    function_spy.assert_called_once_with(3)

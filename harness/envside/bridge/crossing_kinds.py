@@ -8,12 +8,26 @@ the check's object (``crossing_lending``). Lending is default-deny, by kind:
 - a **mock** (``unittest.mock``): calls, and by name only its children and what the test
   configured on it (``_mock_reach``), never its machinery (``assert_*``, ``return_value``,
   ``side_effect``, ``call_args``, ``method_calls``, ``_spec_class``…: what unittest.mock's
-  classes define and what a fresh mock holds on itself, computed); attributes set on it to
-  anything but another of the test's mocks; the special methods its class has;
+  classes define and what a fresh mock holds on itself, computed); on a mock that wraps a
+  real object (``Mock(wraps=obj)``: each child runs ``obj``'s attribute here) only the
+  names ``obj``'s own kind of loan lends, nothing of an object not lent; the special
+  methods its class has;
 - a **stream** (``io``): its public attributes and methods, iteration, ``with``;
 - an **instance** of a class the test defined: its public attributes and methods, the
-  special methods its class has, attributes set to data where its class defines no
-  behaviour by that name;
+  special methods its class has;
+
+What the answer may *set*, on a mock or an instance and nothing else (``settable``): only
+**inert data** (``inert``: None, bool, int, float, complex, str, bytes, and lists, tuples,
+dicts, sets of those, bounded; NumPy arrays and scalars of a dtype without objects) — never
+a value that carries attributes or code (a dict subclass with instance attributes, a
+``partial``, a builtin function), nothing the check lent (a mock, an instance, a stand-in
+of any loan) and none of the answer's own code; and only over a name whose present value is
+absent or inert data: never a mock's child (one it holds, or the test configured), never a
+name unittest.mock keeps or the class defines as behaviour (a method, a property), never an
+attribute that holds a loan (``account.primary = account.backup``). So the code under test
+sets data (``response.encoding = 'utf-8'``, ``account.balance = 70``) and nothing it sets
+can answer for a mock (``client.send = {...}`` after the test's ``client.send`` was made,
+refused; before, the test's ``client.send.assert_called_once_with`` then errs on data).
 - a **callable** (a function, lambda or class of the test's) and a **method** bound to
   something lent or to a container of the test's: calls only;
 - an **iterator** (a generator, or what iterating a loan gave): its items, one by one;
@@ -323,6 +337,12 @@ def _mock_reach(obj: Any, name: str) -> str:
         return "a mock's own machinery (%s) belongs to the test" % name
     if name in vars(obj):
         return ""  # a child, or an attribute the test (or the answer) set
+    wraps = _wrapped(obj)
+    if wraps is not None and not _configured_child(obj, name):
+        # each child of ``Mock(wraps=real)`` runs ``real``'s attribute here: the names
+        # ``real``'s own kind of loan lends, nothing of an object that is not lent (a
+        # wrapped sqlite3 connection's SQL, a wrapped socket's ``dup``)
+        return _wrapped_reach(wraps, name)
     for cls in type(obj).__mro__:
         if name in vars(cls):
             if _own_class(obj, cls) or cls.__module__ == "builtins":
@@ -332,6 +352,110 @@ def _mock_reach(obj: Any, name: str) -> str:
             return "%s is %s's, not the mocked API's: not lent" % (name, cls.__qualname__)
     # a name it has nothing by: the child the mock makes on first use (or its spec refuses)
     return ""
+
+
+def _wrapped(obj: Any) -> Any:
+    """What the mock ``obj`` wraps (``Mock(wraps=…)``), or None."""
+    try:
+        return vars(obj).get("_mock_wraps")
+    except TypeError:
+        return None
+
+
+def _configured_child(obj: Any, name: str) -> bool:
+    """Whether the test attached a mock of its own as ``name`` on ``obj`` (one that wraps
+    nothing), rather than the mock making it from what it wraps."""
+    children = vars(obj).get("_mock_children")
+    child = children.get(name) if isinstance(children, dict) else None
+    return is_mock(child) and _wrapped(child) is None
+
+
+def _wrapped_reach(wraps: Any, name: str) -> str:
+    """'' when a mock that wraps ``wraps`` may lend its child ``name`` (which runs
+    ``wraps``'s attribute ``name`` here): what ``wraps``'s own kind of loan lends by name."""
+    kind = kind_of(wraps)
+    if "getattr" not in CAPABILITIES.get(kind, frozenset()):
+        return "%s wraps %s, which lends nothing by name: %s not lent" % (
+            "the mock",
+            type(wraps).__name__,
+            name,
+        )
+    why = reachable(wraps, kind, name)
+    if not why and kind == INSTANCE:
+        why = _inherited(type(wraps), name)
+    return why
+
+
+_SCALARS = frozenset([type(None), bool, int, float, complex, str, bytes])
+_SEQUENCES = frozenset([list, tuple, set, frozenset])
+_INERT_ITEMS = 100000  # how many items a value set on a loan may hold
+_INERT_DEPTH = 100
+
+
+def _numpy_data(value: Any) -> bool:
+    """Whether ``value`` is a NumPy array (exactly) or scalar of a dtype without objects."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return False
+    cls = type(value)
+    if cls is not numpy.ndarray and not (
+        isinstance(value, numpy.generic) and cls.__module__ == "numpy"
+    ):
+        return False
+    dtype = getattr(value, "dtype", None)
+    return isinstance(dtype, numpy.dtype) and not dtype.hasobject
+
+
+def inert(value: Any) -> bool:
+    """Whether ``value`` is inert data: None, bool, int, float, complex, str, bytes, and
+    lists, tuples, sets, frozensets and dicts of those (their exact types, bounded in
+    items and depth), NumPy arrays and scalars of a dtype without objects. Never a value
+    with attributes of its own or code: a subclass, a function, a mock, a stand-in."""
+    stack = [(value, 0)]
+    count = 0
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if count > _INERT_ITEMS or depth > _INERT_DEPTH:
+            return False
+        cls = type(item)
+        if cls in _SCALARS:
+            continue
+        if cls in _SEQUENCES:
+            stack.extend((each, depth + 1) for each in item)
+            continue
+        if cls is dict:
+            for key, each in item.items():
+                stack.append((key, depth + 1))
+                stack.append((each, depth + 1))
+            continue
+        if _numpy_data(item):
+            continue
+        return False
+    return True
+
+
+_ABSENT = object()
+
+
+def _present(obj: Any, kind: str, name: str) -> Any:
+    """What ``name`` on the loan ``obj`` holds now, read without running anything of its
+    (no property, no ``__getattr__``, no child made): a mock's child, an instance's or its
+    class's attribute; ``_ABSENT`` for nothing."""
+    try:
+        namespace = vars(obj)
+    except TypeError:
+        namespace = {}
+    if kind == MOCK:
+        children = namespace.get("_mock_children")
+        if isinstance(children, dict) and name in children:
+            return children[name]
+    if name in namespace:
+        return namespace[name]
+    for cls in type(obj).__mro__:
+        if name in vars(cls):
+            return vars(cls)[name]
+    return _ABSENT
 
 
 def _replaces_behaviour(obj: Any, name: str) -> bool:
@@ -401,27 +525,47 @@ def _inherited(cls: type, name: str) -> str:
 
 def settable(obj: Any, kind: str, name: str, value: Any, foreign: Callable[[Any], bool]) -> str:
     """'' when the solution may set ``name`` on the loan ``obj`` to ``value``, else why
-    not. A mock takes public attributes (the code under test configures what it was
-    given); an instance only data or something the check lent, and never where its class
-    defines behaviour (``self.assertEqual = …`` on a test); nothing else takes any.
-    ``foreign``: whether ``value`` is the solution's own (a stand-in)."""
+    not. Only a mock or an instance takes attributes, only inert data (``inert``), and
+    only over a name that holds nothing or inert data now: never a mock's child, never a
+    loan held by the test's object (``account.primary = account.backup``), never where the
+    class defines behaviour (``self.assertEqual = …`` on a test). ``foreign``: whether
+    ``value`` is the solution's own (a stand-in: never inert)."""
+    if kind not in (MOCK, INSTANCE):
+        return "what the check lent as a %s takes no attributes" % kind
     if kind == MOCK:
-        # never one of the test's mocks hung on another (``client.get = client.post``
-        # after calling ``post``: the test's ``client.get.assert_called_with`` would read
-        # ``post``'s record, and unittest.mock would re-parent a mock that has none)
-        if is_mock(value):
-            return "a mock of the test's is not the answer's to attach to another"
-        # nor behaviour of a subclass of the test's (the test calls it to check)
+        # never behaviour of a subclass of the test's (the test calls it to check)
         if _replaces_behaviour(obj, name):
             return "%s is behaviour of the check's object, not the answer's to replace" % name
-        return ""
-    if kind == INSTANCE:
-        if _behaviour(type(obj), name):
-            return "%s is behaviour of the check's object, not the answer's to replace" % name
-        if foreign(value):
-            return "an attribute of the check's object may hold data, not the answer's code"
-        return ""
-    return "what the check lent as a %s takes no attributes" % kind
+    elif _behaviour(type(obj), name):
+        return "%s is behaviour of the check's object, not the answer's to replace" % name
+    if foreign(value) or not inert(value):
+        # a mock of the test's hung on another (``client.get = client.post``), data
+        # dressed as a mock (an ``OrderedDict`` carrying ``assert_called_once_with``), a
+        # builtin, the answer's code: only data the test could not mistake for its own
+        return (
+            "an attribute of the check's object may be set to data alone (None, numbers, "
+            "strings, bytes, and lists, tuples, sets, dicts of those), not a %s"
+            % type(value).__name__
+        )
+    present = _present(obj, kind, name)
+    if present is not _ABSENT and not inert(present) and not _property_mock(obj, name):
+        # a mock's child (the test asks it what it was called with), a loan the test's
+        # object holds: the test's own, never the answer's to replace
+        return "%s holds the check's %s, not the answer's to replace" % (
+            name,
+            "mock" if is_mock(present) else type(present).__name__,
+        )
+    return ""
+
+
+def _property_mock(obj: Any, name: str) -> bool:
+    """Whether ``name`` is a ``PropertyMock`` the test put on the mock's own class: setting
+    it is a call it records (the test asks it what was set)."""
+    mock = _mock_module()
+    for cls in type(obj).__mro__:
+        if name in vars(cls):
+            return mock is not None and isinstance(vars(cls)[name], mock.PropertyMock)
+    return False
 
 
 def perform(
