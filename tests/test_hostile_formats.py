@@ -913,7 +913,8 @@ def test_every_canary_passes(attacked: Run) -> None:
         (
             "bigcodebench/BigCodeBench/lend-mock-rebind-a-child",
             "error",
-            "not the answer's to attach",
+            # the test's other mock is not data: nothing but data is set on a loan
+            "may be set to data alone",
         ),
         # a class of the answer's own: an opaque stand-in, whose methods are out of reach
         ("bigcodebench/BigCodeBench/frame-that-equals-anything", "error", "no attribute 'equals'"),
